@@ -1,0 +1,3 @@
+export * from './topics';
+export * from './errors';
+export * from './pool-update';
