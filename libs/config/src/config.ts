@@ -1,0 +1,83 @@
+/**
+ * Every setting the service reads, from the environment, validated once at start.
+ * The README's configuration table lists the same variables.
+ */
+export type LogDriver = 'embedded' | 'kafka';
+export type IngestSource = 'sim' | 'file';
+
+export interface AppConfig {
+  port: number;
+  dataDir: string;
+  logDriver: LogDriver;
+  kafkaBrokers: string[];
+  kafkaClientId: string;
+  ingestSource: IngestSource;
+  simSeed: number;
+  simPools: number;
+  simTokens: number;
+  simSlotMs: number;
+  simSwapsPerSlot: number;
+  /** stop the simulated market after this many slots (0 = run forever) */
+  simMaxSlots: number;
+  ingestFile: string | null;
+  ingestFilePace: 'full' | 'slot';
+  ingestRecordFile: string | null;
+  maxHops: number;
+}
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+function int(env: Env, name: string, def: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return def;
+  if (!/^-?\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be an integer, got ${JSON.stringify(raw)}`);
+  const n = Number(raw.trim());
+  if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+function oneOf<T extends string>(env: Env, name: string, def: T, allowed: readonly T[]): T {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return def;
+  if (!(allowed as readonly string[]).includes(raw)) {
+    throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got ${JSON.stringify(raw)}`);
+  }
+  return raw as T;
+}
+
+export function loadConfig(env: Env = process.env): AppConfig {
+  const logDriver = oneOf(env, 'LOG_DRIVER', 'embedded', ['embedded', 'kafka'] as const);
+  const kafkaBrokers = (env.KAFKA_BROKERS ?? 'localhost:9092')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
+  if (logDriver === 'kafka' && kafkaBrokers.length === 0) throw new ConfigError('KAFKA_BROKERS must list at least one host:port');
+  const ingestSource = oneOf(env, 'INGEST_SOURCE', 'sim', ['sim', 'file'] as const);
+  const ingestFile = env.INGEST_FILE && env.INGEST_FILE !== '' ? env.INGEST_FILE : null;
+  if (ingestSource === 'file' && !ingestFile) throw new ConfigError('INGEST_SOURCE=file needs INGEST_FILE (a JSON-lines recording)');
+  return {
+    port: int(env, 'PORT', 8080, 0, 65535),
+    dataDir: env.DATA_DIR && env.DATA_DIR !== '' ? env.DATA_DIR : './data',
+    logDriver,
+    kafkaBrokers,
+    kafkaClientId: env.KAFKA_CLIENT_ID && env.KAFKA_CLIENT_ID !== '' ? env.KAFKA_CLIENT_ID : 'swap-aggregator',
+    ingestSource,
+    simSeed: int(env, 'SIM_SEED', 1, 0, 2 ** 31 - 1),
+    simPools: int(env, 'SIM_POOLS', 240, 1, 1_000_000),
+    simTokens: int(env, 'SIM_TOKENS', 64, 3, 1_000_000),
+    simSlotMs: int(env, 'SIM_SLOT_MS', 400, 1, 60_000),
+    simSwapsPerSlot: int(env, 'SIM_SWAPS_PER_SLOT', 8, 0, 100_000),
+    simMaxSlots: int(env, 'SIM_MAX_SLOTS', 0, 0, Number.MAX_SAFE_INTEGER),
+    ingestFile,
+    ingestFilePace: oneOf(env, 'INGEST_FILE_PACE', 'full', ['full', 'slot'] as const),
+    ingestRecordFile: env.INGEST_RECORD_FILE && env.INGEST_RECORD_FILE !== '' ? env.INGEST_RECORD_FILE : null,
+    maxHops: int(env, 'MAX_HOPS', 5, 1, 5),
+  };
+}
