@@ -1,1 +1,3 @@
 export * from './log.port';
+export * from './create-log';
+export * from './log.module';
