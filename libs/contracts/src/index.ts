@@ -1,3 +1,4 @@
 export * from './topics';
 export * from './errors';
 export * from './pool-update';
+export * from './stream';

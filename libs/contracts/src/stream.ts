@@ -1,0 +1,118 @@
+import { isPublicKey } from '../../solana/src/base58';
+import { ContractError } from './errors';
+import { TOPICS } from './topics';
+
+/**
+ * The subscription tuple of the live stream: (in, out, amount, exactIn). Two tuples that
+ * differ only in amount are distinct.
+ */
+export interface QuoteTuple {
+  in: string;
+  out: string;
+  /** smallest units, decimal string without leading zeros */
+  amount: string;
+  exactIn: boolean;
+}
+
+/** The log key of a tuple (also its identity in memory). */
+export function tupleKey(t: QuoteTuple): string {
+  return `${t.in}:${t.out}:${t.amount}:${t.exactIn ? 'in' : 'out'}`;
+}
+
+export const QUOTE_INTEREST_VERSION = 1;
+export const QUOTES_CHANGED_VERSION = 1;
+
+/**
+ * `quote-interest`: a stream instance says which tuples its clients hold. `add`/`remove` for
+ * one tuple; `lease` re-announces the instance's whole set (sent periodically, so a router
+ * started later, or an instance that died, converges without manual cleanup).
+ */
+export type QuoteInterest =
+  | { op: 'add' | 'remove'; instance: string; tuple: QuoteTuple }
+  | { op: 'lease'; instance: string; tuples: QuoteTuple[]; ttlMs: number };
+
+/** `quotes-changed`: the router's latest quote for a tuple. */
+export interface QuotesChanged {
+  tuple: QuoteTuple;
+  amountOut: string;
+  /** for ExactOut tuples: the input the quote asks for */
+  amountIn: string;
+  priceImpactBps: number;
+  hops: number;
+  slot: number;
+  /** set when the tuple cannot be quoted right now (no route, insufficient liquidity) */
+  error?: string;
+}
+
+const AMOUNT = /^[1-9][0-9]{0,19}$/;
+const U64_MAX = (1n << 64n) - 1n;
+
+/** Validate a tuple from any source (client frame or log record); returns null when invalid. */
+export function parseTuple(p: unknown): QuoteTuple | null {
+  if (typeof p !== 'object' || p === null || Array.isArray(p)) return null;
+  const o = p as Record<string, unknown>;
+  if (!isPublicKey(o.in) || !isPublicKey(o.out) || o.in === o.out) return null;
+  if (typeof o.amount !== 'string' || !AMOUNT.test(o.amount) || BigInt(o.amount) > U64_MAX) return null;
+  if (typeof o.exactIn !== 'boolean') return null;
+  return { in: o.in, out: o.out, amount: o.amount, exactIn: o.exactIn };
+}
+
+function parseJson(topic: string, value: Buffer): Record<string, unknown> {
+  let obj: unknown;
+  try {
+    obj = JSON.parse(value.toString());
+  } catch {
+    throw new ContractError(topic, 'malformed record: not JSON');
+  }
+  if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) throw new ContractError(topic, 'malformed record: not an object');
+  return obj as Record<string, unknown>;
+}
+
+export function encodeQuoteInterest(i: QuoteInterest): Buffer {
+  return Buffer.from(JSON.stringify({ v: QUOTE_INTEREST_VERSION, ...i }));
+}
+
+export function decodeQuoteInterest(value: Buffer): QuoteInterest {
+  const topic = TOPICS.quoteInterest;
+  const o = parseJson(topic, value);
+  if (o.v !== QUOTE_INTEREST_VERSION) throw new ContractError(topic, `unsupported schema version ${JSON.stringify(o.v)}`);
+  if (typeof o.instance !== 'string' || o.instance.length === 0 || o.instance.length > 128) throw new ContractError(topic, 'malformed record: instance');
+  if (o.op === 'add' || o.op === 'remove') {
+    const tuple = parseTuple(o.tuple);
+    if (!tuple) throw new ContractError(topic, 'malformed record: tuple');
+    return { op: o.op, instance: o.instance, tuple };
+  }
+  if (o.op === 'lease') {
+    if (!Array.isArray(o.tuples)) throw new ContractError(topic, 'malformed record: tuples');
+    const tuples: QuoteTuple[] = [];
+    for (const t of o.tuples) {
+      const tuple = parseTuple(t);
+      if (!tuple) throw new ContractError(topic, 'malformed record: tuple in lease');
+      tuples.push(tuple);
+    }
+    if (typeof o.ttlMs !== 'number' || !Number.isSafeInteger(o.ttlMs) || o.ttlMs <= 0) throw new ContractError(topic, 'malformed record: ttlMs');
+    return { op: 'lease', instance: o.instance, tuples, ttlMs: o.ttlMs };
+  }
+  throw new ContractError(topic, `malformed record: unknown op ${JSON.stringify(o.op)}`);
+}
+
+export function encodeQuotesChanged(q: QuotesChanged): Buffer {
+  return Buffer.from(JSON.stringify({ v: QUOTES_CHANGED_VERSION, ...q }));
+}
+
+export function decodeQuotesChanged(value: Buffer): QuotesChanged {
+  const topic = TOPICS.quotesChanged;
+  const o = parseJson(topic, value);
+  if (o.v !== QUOTES_CHANGED_VERSION) throw new ContractError(topic, `unsupported schema version ${JSON.stringify(o.v)}`);
+  const tuple = parseTuple(o.tuple);
+  if (!tuple) throw new ContractError(topic, 'malformed record: tuple');
+  const isAmount = (x: unknown): x is string => typeof x === 'string' && /^(0|[1-9][0-9]*)$/.test(x);
+  if (!isAmount(o.amountOut) || !isAmount(o.amountIn)) throw new ContractError(topic, 'malformed record: amounts');
+  if (typeof o.priceImpactBps !== 'number' || !Number.isSafeInteger(o.priceImpactBps)) throw new ContractError(topic, 'malformed record: priceImpactBps');
+  if (typeof o.hops !== 'number' || !Number.isSafeInteger(o.hops) || o.hops < 0) throw new ContractError(topic, 'malformed record: hops');
+  if (typeof o.slot !== 'number' || !Number.isSafeInteger(o.slot) || o.slot < 0) throw new ContractError(topic, 'malformed record: slot');
+  if (o.error !== undefined && typeof o.error !== 'string') throw new ContractError(topic, 'malformed record: error');
+  const out: QuotesChanged = { tuple, amountOut: o.amountOut, amountIn: o.amountIn, priceImpactBps: o.priceImpactBps, hops: o.hops, slot: o.slot };
+  if (typeof o.error === 'string') out.error = o.error;
+  return out;
+}
