@@ -1,0 +1,114 @@
+import { StreamHub, type StreamConnection } from './hub';
+import type { QuotesChanged } from '../../../libs/contracts/src/stream';
+
+const SOL = 'So11111111111111111111111111111111111111112';
+const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
+const USDT = 'Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB';
+
+class FakeConn implements StreamConnection {
+  static n = 0;
+  readonly id = FakeConn.n++;
+  sent: any[] = [];
+  open = true;
+  send(m: object): boolean {
+    if (!this.open) return false;
+    this.sent.push(m);
+    return true;
+  }
+}
+
+const pair = (amount = '1000', exactIn = true) => ({ in: SOL, out: USDC, amount, exactIn });
+const quote = (amountOut: string, over: Partial<QuotesChanged> = {}): QuotesChanged => ({
+  tuple: pair(),
+  amountOut,
+  amountIn: '1000',
+  priceImpactBps: 1,
+  hops: 1,
+  slot: 5,
+  ...over,
+});
+
+describe('StreamHub', () => {
+  let interest: Array<[string, string]>;
+  let hub: StreamHub;
+  beforeEach(() => {
+    interest = [];
+    hub = new StreamHub((op, t) => interest.push([op, t.amount]), 3);
+  });
+
+  it('counts only valid, new pairs and announces interest once per tuple', () => {
+    const a = new FakeConn();
+    const b = new FakeConn();
+    hub.connect(a);
+    hub.connect(b);
+    expect(hub.subscribe(a, [pair(), pair(), { in: SOL }, pair('2000')]).count).toBe(2);
+    expect(hub.subscribe(b, [pair()]).count).toBe(1);
+    expect(interest).toEqual([
+      ['add', '1000'],
+      ['add', '2000'],
+    ]);
+  });
+
+  it('pushes a changed quote, suppresses an identical one, per connection', () => {
+    const a = new FakeConn();
+    hub.connect(a);
+    hub.subscribe(a, [pair()]);
+    hub.onQuote(quote('10'));
+    hub.onQuote(quote('10', { slot: 6 }));
+    hub.onQuote(quote('11', { slot: 7 }));
+    hub.onQuote(quote('11', { priceImpactBps: 2, slot: 8 }));
+    expect(a.sent.map((m) => [m.type, m.amountOut, m.slot])).toEqual([
+      ['quote', '10', 5],
+      ['quote', '11', 7],
+      ['quote', '11', 8],
+    ]);
+  });
+
+  it('gives a late subscriber the cached quote at once', () => {
+    const a = new FakeConn();
+    const b = new FakeConn();
+    hub.connect(a);
+    hub.connect(b);
+    hub.subscribe(a, [pair()]);
+    hub.onQuote(quote('10'));
+    hub.subscribe(b, [pair()]);
+    expect(b.sent).toEqual([expect.objectContaining({ type: 'quote', amountOut: '10' })]);
+    hub.onQuote(quote('10', { slot: 9 }));
+    expect(a.sent).toHaveLength(1);
+    expect(b.sent).toHaveLength(1);
+  });
+
+  it('enforces the per-connection limit with an error', () => {
+    const a = new FakeConn();
+    hub.connect(a);
+    const r = hub.subscribe(a, ['1', '2', '3', '4', '5'].map((x) => pair(x)));
+    expect(r.count).toBe(3);
+    expect(r.errors[0]).toMatch(/at most 3 pairs per connection; 2 pair\(s\) rejected/);
+  });
+
+  it('withdraws interest when the last subscriber leaves or disconnects', () => {
+    const a = new FakeConn();
+    const b = new FakeConn();
+    hub.connect(a);
+    hub.connect(b);
+    hub.subscribe(a, [pair()]);
+    hub.subscribe(b, [pair(), { in: USDC, out: USDT, amount: '5', exactIn: false }]);
+    expect(hub.unsubscribe(a, [pair(), pair('999')])).toBe(1);
+    hub.disconnect(b);
+    expect(interest.filter(([op]) => op === 'remove')).toHaveLength(2);
+    expect(hub.stats()).toEqual({ connections: 1, tuples: 0, subscriptions: 0 });
+  });
+
+  it('drops a connection whose send fails (slow reader) and nothing else', () => {
+    const a = new FakeConn();
+    const b = new FakeConn();
+    hub.connect(a);
+    hub.connect(b);
+    hub.subscribe(a, [pair()]);
+    hub.subscribe(b, [pair()]);
+    a.open = false;
+    hub.onQuote(quote('10'));
+    expect(b.sent).toHaveLength(1);
+    expect(hub.stats().connections).toBe(1);
+  });
+});

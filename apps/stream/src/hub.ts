@@ -1,0 +1,164 @@
+import { parseTuple, tupleKey, type QuoteTuple, type QuotesChanged } from '../../../libs/contracts/src/stream';
+
+/**
+ * The stream's state, plain TypeScript: connections, their subscriptions, the last quote per
+ * tuple, and what each connection was last sent (so identical re-quotes are suppressed per
+ * connection). IO is injected: a connection is anything with `send`, interest changes go to
+ * `onInterest`.
+ */
+export interface StreamConnection {
+  readonly id: number;
+  /** queue a JSON message; returns false when the connection was dropped (slow reader) */
+  send(message: object): boolean;
+}
+
+export const MAX_SUBSCRIPTIONS_PER_CONNECTION = 256;
+
+export interface SubscribeOutcome {
+  count: number;
+  /** messages explaining rejected pairs (limit reached); invalid and duplicate pairs are skipped silently */
+  errors: string[];
+}
+
+interface TupleState {
+  tuple: QuoteTuple;
+  conns: Set<StreamConnection>;
+  last?: QuotesChanged;
+}
+
+interface ConnState {
+  subs: Set<string>;
+  lastSent: Map<string, string>;
+}
+
+export type InterestListener = (op: 'add' | 'remove', tuple: QuoteTuple) => void;
+
+function fingerprint(q: QuotesChanged): string {
+  return q.error !== undefined ? `error:${q.error}` : `${q.amountOut}|${q.amountIn}|${q.priceImpactBps}|${q.hops}`;
+}
+
+/** The quote event of the API (section 6), plus `exactIn` and `amountIn` so ExactOut tuples are unambiguous. */
+export function quoteMessage(q: QuotesChanged): object {
+  if (q.error !== undefined) {
+    return { type: 'error', message: q.error, in: q.tuple.in, out: q.tuple.out, amount: q.tuple.amount, exactIn: q.tuple.exactIn, slot: q.slot };
+  }
+  return {
+    type: 'quote',
+    in: q.tuple.in,
+    out: q.tuple.out,
+    amount: q.tuple.amount,
+    exactIn: q.tuple.exactIn,
+    amountIn: q.amountIn,
+    amountOut: q.amountOut,
+    priceImpactBps: q.priceImpactBps,
+    hops: q.hops,
+    slot: q.slot,
+  };
+}
+
+export class StreamHub {
+  private readonly tuples = new Map<string, TupleState>();
+  private readonly conns = new Map<StreamConnection, ConnState>();
+
+  constructor(
+    private readonly onInterest: InterestListener,
+    private readonly maxPerConnection = MAX_SUBSCRIPTIONS_PER_CONNECTION,
+  ) {}
+
+  connect(conn: StreamConnection): void {
+    this.conns.set(conn, { subs: new Set(), lastSent: new Map() });
+  }
+
+  /** Accept valid, new pairs up to the limit; push the cached quote of each accepted pair at once. */
+  subscribe(conn: StreamConnection, pairs: unknown[]): SubscribeOutcome {
+    const state = this.conns.get(conn);
+    if (!state) return { count: 0, errors: [] };
+    let count = 0;
+    let limited = 0;
+    for (const raw of pairs) {
+      const tuple = parseTuple(raw);
+      if (!tuple) continue;
+      const key = tupleKey(tuple);
+      if (state.subs.has(key)) continue;
+      if (state.subs.size >= this.maxPerConnection) {
+        limited++;
+        continue;
+      }
+      state.subs.add(key);
+      count++;
+      let t = this.tuples.get(key);
+      if (!t) {
+        t = { tuple, conns: new Set() };
+        this.tuples.set(key, t);
+        this.onInterest('add', tuple);
+      }
+      t.conns.add(conn);
+      if (t.last) this.deliver(conn, state, key, t.last);
+    }
+    const errors =
+      limited > 0 ? [`subscription limit reached: at most ${this.maxPerConnection} pairs per connection; ${limited} pair(s) rejected`] : [];
+    return { count, errors };
+  }
+
+  unsubscribe(conn: StreamConnection, pairs: unknown[]): number {
+    const state = this.conns.get(conn);
+    if (!state) return 0;
+    let count = 0;
+    for (const raw of pairs) {
+      const tuple = parseTuple(raw);
+      if (!tuple) continue;
+      const key = tupleKey(tuple);
+      if (!state.subs.delete(key)) continue;
+      state.lastSent.delete(key);
+      count++;
+      this.release(key, conn);
+    }
+    return count;
+  }
+
+  disconnect(conn: StreamConnection): void {
+    const state = this.conns.get(conn);
+    if (!state) return;
+    this.conns.delete(conn);
+    for (const key of state.subs) this.release(key, conn);
+  }
+
+  /** A quote from the router: push it to every subscriber whose last message differs. */
+  onQuote(q: QuotesChanged): void {
+    const key = tupleKey(q.tuple);
+    const t = this.tuples.get(key);
+    if (!t) return;
+    t.last = q;
+    for (const conn of [...t.conns]) {
+      const state = this.conns.get(conn);
+      if (state) this.deliver(conn, state, key, q);
+    }
+  }
+
+  activeTuples(): QuoteTuple[] {
+    return [...this.tuples.values()].map((t) => t.tuple);
+  }
+
+  stats(): { connections: number; tuples: number; subscriptions: number } {
+    let subscriptions = 0;
+    for (const s of this.conns.values()) subscriptions += s.subs.size;
+    return { connections: this.conns.size, tuples: this.tuples.size, subscriptions };
+  }
+
+  private deliver(conn: StreamConnection, state: ConnState, key: string, q: QuotesChanged): void {
+    const fp = fingerprint(q);
+    if (state.lastSent.get(key) === fp) return;
+    state.lastSent.set(key, fp);
+    if (!conn.send(quoteMessage(q))) this.disconnect(conn);
+  }
+
+  private release(key: string, conn: StreamConnection): void {
+    const t = this.tuples.get(key);
+    if (!t) return;
+    t.conns.delete(conn);
+    if (t.conns.size === 0) {
+      this.tuples.delete(key);
+      this.onInterest('remove', t.tuple);
+    }
+  }
+}

@@ -1,0 +1,79 @@
+import { Logger } from '@nestjs/common';
+import { ConnectedSocket, MessageBody, OnGatewayConnection, OnGatewayDisconnect, SubscribeMessage, WebSocketGateway } from '@nestjs/websockets';
+import type { WebSocket } from 'ws';
+import { EVENTS } from './protocol';
+import type { StreamConnection } from './hub';
+import { StreamService } from './stream.service';
+
+/** Outbound bytes a connection may have queued before it counts as a slow reader and is dropped. */
+export const MAX_BUFFERED_BYTES = Number(process.env.STREAM_MAX_BUFFERED_BYTES ?? 1_048_576);
+
+let nextId = 1;
+
+class WsConnection implements StreamConnection {
+  readonly id = nextId++;
+  private dropped = false;
+  constructor(readonly socket: WebSocket) {}
+
+  send(message: object): boolean {
+    if (this.dropped || this.socket.readyState !== this.socket.OPEN) return false;
+    if (this.socket.bufferedAmount > MAX_BUFFERED_BYTES) {
+      this.dropped = true;
+      this.socket.close(1008, 'outbound queue overflow: reconnect and resubscribe');
+      this.socket.terminate();
+      return false;
+    }
+    this.socket.send(JSON.stringify(message));
+    return true;
+  }
+}
+
+@WebSocketGateway({ path: '/api/v1/stream' })
+export class StreamGateway implements OnGatewayConnection, OnGatewayDisconnect {
+  private readonly logger = new Logger('stream');
+  private readonly conns = new WeakMap<WebSocket, WsConnection>();
+
+  constructor(private readonly stream: StreamService) {}
+
+  handleConnection(socket: WebSocket): void {
+    const conn = new WsConnection(socket);
+    this.conns.set(socket, conn);
+    this.stream.hub.connect(conn);
+  }
+
+  handleDisconnect(socket: WebSocket): void {
+    const conn = this.conns.get(socket);
+    if (conn) this.stream.hub.disconnect(conn);
+  }
+
+  @SubscribeMessage(EVENTS.subscribe)
+  onSubscribe(@ConnectedSocket() socket: WebSocket, @MessageBody() data: { pairs: unknown[] }): void {
+    const conn = this.conns.get(socket);
+    if (!conn) return;
+    const { count, errors } = this.stream.hub.subscribe(conn, data.pairs);
+    for (const message of errors) conn.send({ type: 'error', message });
+    conn.send({ type: 'subscribed', count });
+  }
+
+  @SubscribeMessage(EVENTS.unsubscribe)
+  onUnsubscribe(@ConnectedSocket() socket: WebSocket, @MessageBody() data: { pairs: unknown[] }): void {
+    const conn = this.conns.get(socket);
+    if (!conn) return;
+    conn.send({ type: 'unsubscribed', count: this.stream.hub.unsubscribe(conn, data.pairs) });
+  }
+
+  @SubscribeMessage(EVENTS.invalidJson)
+  onInvalidJson(@ConnectedSocket() socket: WebSocket): void {
+    this.conns.get(socket)?.send({ type: 'error', message: 'invalid json' });
+  }
+
+  @SubscribeMessage(EVENTS.unknownOp)
+  onUnknownOp(@ConnectedSocket() socket: WebSocket): void {
+    this.conns.get(socket)?.send({ type: 'error', message: 'unknown op' });
+  }
+
+  @SubscribeMessage(EVENTS.badPairs)
+  onBadPairs(@ConnectedSocket() socket: WebSocket, @MessageBody() data: { message: string }): void {
+    this.conns.get(socket)?.send({ type: 'error', message: data.message });
+  }
+}

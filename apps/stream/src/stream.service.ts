@@ -1,0 +1,70 @@
+import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { randomUUID } from 'crypto';
+import { TOPICS } from '../../../libs/contracts/src/topics';
+import { decodeQuotesChanged, encodeQuoteInterest, tupleKey, type QuoteTuple } from '../../../libs/contracts/src/stream';
+import { ContractError } from '../../../libs/contracts/src/errors';
+import { LOG_PORT, type LogPort, type Subscription } from '../../../libs/log/src/log.port';
+import { StreamHub } from './hub';
+
+/** How often this instance re-announces its whole interest set, and how long the router keeps it. */
+export const LEASE_INTERVAL_MS = 5_000;
+export const LEASE_TTL_MS = 15_000;
+
+/**
+ * Wires the StreamHub to the log: interest changes go to `quote-interest`, quotes come from
+ * `quotes-changed` (tailed from its end; the router answers every new interest with a quote).
+ */
+@Injectable()
+export class StreamService implements OnModuleInit, OnApplicationShutdown {
+  private readonly logger = new Logger('stream');
+  readonly instance = `stream-${randomUUID()}`;
+  readonly hub: StreamHub;
+  private sub?: Subscription;
+  private lease?: NodeJS.Timeout;
+  private pending: Promise<unknown> = Promise.resolve();
+  rejected = 0;
+
+  constructor(@Inject(LOG_PORT) private readonly log: LogPort) {
+    this.hub = new StreamHub((op, tuple) => this.publish(op, tuple));
+  }
+
+  async onModuleInit(): Promise<void> {
+    await this.log.ensureTopic(TOPICS.quoteInterest);
+    await this.log.ensureTopic(TOPICS.quotesChanged);
+    this.sub = await this.log.subscribe(TOPICS.quotesChanged, { from: 'end' }, (records) => {
+      for (const r of records) {
+        try {
+          this.hub.onQuote(decodeQuotesChanged(r.value));
+        } catch (e) {
+          if (!(e instanceof ContractError)) throw e;
+          this.rejected++;
+          this.logger.warn(`rejected quotes-changed record at ${r.partition}:${r.offset}: ${e.reason}`);
+        }
+      }
+    });
+    this.lease = setInterval(() => this.renewLease(), LEASE_INTERVAL_MS);
+    this.lease.unref();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    if (this.lease) clearInterval(this.lease);
+    await this.pending.catch(() => undefined);
+    await this.sub?.close();
+  }
+
+  private publish(op: 'add' | 'remove', tuple: QuoteTuple): void {
+    this.enqueue(tupleKey(tuple), encodeQuoteInterest({ op, instance: this.instance, tuple }));
+  }
+
+  private renewLease(): void {
+    const tuples = this.hub.activeTuples();
+    this.enqueue(this.instance, encodeQuoteInterest({ op: 'lease', instance: this.instance, tuples, ttlMs: LEASE_TTL_MS }));
+  }
+
+  /** Appends in order, one at a time, so add/remove for one tuple never overtake each other. */
+  private enqueue(key: string, value: Buffer): void {
+    this.pending = this.pending
+      .then(() => this.log.append(TOPICS.quoteInterest, [{ key, value }]))
+      .catch((e: unknown) => this.logger.error(`could not publish interest: ${(e as Error).message}`));
+  }
+}
