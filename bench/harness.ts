@@ -1,0 +1,69 @@
+/**
+ * Tiny benchmark harness: timing, percentiles and the BENCHMARKS.md writer.
+ * Benchmarks measure; they never assert (targets are reported beside the figures).
+ */
+import * as os from 'os';
+
+export interface BenchRow {
+  metric: string;
+  value: string;
+  target?: string;
+  /** 'met' | 'missed' | '' when there is no target */
+  verdict?: string;
+  notes?: string;
+}
+
+export interface BenchSection {
+  title: string;
+  description: string;
+  rows: BenchRow[];
+}
+
+export function nowNs(): bigint {
+  return process.hrtime.bigint();
+}
+
+export function percentile(sortedMs: number[], p: number): number {
+  if (sortedMs.length === 0) return NaN;
+  const idx = Math.min(sortedMs.length - 1, Math.max(0, Math.ceil((p / 100) * sortedMs.length) - 1));
+  return sortedMs[idx];
+}
+
+/** Latency samples in milliseconds → p50/p90/p99/max. */
+export function summarize(samplesMs: number[]): { p50: number; p90: number; p99: number; max: number; n: number } {
+  const s = [...samplesMs].sort((a, b) => a - b);
+  return { p50: percentile(s, 50), p90: percentile(s, 90), p99: percentile(s, 99), max: s[s.length - 1], n: s.length };
+}
+
+export function fmtMs(ms: number): string {
+  if (ms < 0.01) return `${(ms * 1000).toFixed(2)} µs`;
+  if (ms < 1) return `${(ms * 1000).toFixed(0)} µs`;
+  return `${ms.toFixed(2)} ms`;
+}
+
+export function fmtRate(perSecond: number, unit: string): string {
+  return `${Math.round(perSecond).toLocaleString('en-US')} ${unit}/s`;
+}
+
+export function verdict(ok: boolean): string {
+  return ok ? 'met' : 'missed';
+}
+
+export function machineLine(): string {
+  const cpu = os.cpus()[0]?.model ?? 'unknown cpu';
+  return `Node ${process.version}, ${os.cpus().length} cores (${cpu}), ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.platform()} ${os.arch()}`;
+}
+
+export function renderMarkdown(command: string, sections: BenchSection[], date: string): string {
+  const out: string[] = [];
+  out.push('# Benchmarks', '');
+  out.push(`Produced by \`${command}\` on ${date}.`, '');
+  out.push(`Machine: ${machineLine()}. Single process; figures are from one run, so expect a few percent of noise.`, '');
+  for (const s of sections) {
+    out.push(`## ${s.title}`, '', s.description, '');
+    out.push('| metric | value | target | verdict | notes |', '|---|---|---|---|---|');
+    for (const r of s.rows) out.push(`| ${r.metric} | ${r.value} | ${r.target ?? ''} | ${r.verdict ?? ''} | ${r.notes ?? ''} |`);
+    out.push('');
+  }
+  return out.join('\n');
+}
