@@ -1,0 +1,5 @@
+export * from './base58';
+export * from './programs';
+export * from './decode-error';
+export * from './spl-token';
+export * from './raydium-cpmm';
