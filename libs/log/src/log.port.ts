@@ -52,6 +52,12 @@ export interface SubscribeOptions {
   from?: StartFrom;
   /** largest batch handed to the handler; default 1000 */
   maxBatch?: number;
+  /**
+   * Called once when the subscription stops on an error (the handler threw or rejected, or the
+   * log failed). The failed batch is not committed. Without it the adapter reports the error
+   * loudly on its own (console.error or its logger); it never crashes the process.
+   */
+  onError?: (error: Error) => void;
 }
 
 /** Called with records in offset order per partition; the next batch waits for the promise. */

@@ -1,0 +1,575 @@
+/**
+ * EmbeddedLog: the default LogPort adapter. Durable, on local disk, no server.
+ *
+ * Storage: SQLite through better-sqlite3, one database file per topic under
+ * `<dataDir>/log/<topic>.sqlite` with a single partition "0"; a record's offset is the row's
+ * INTEGER PRIMARY KEY, starting at 0. Committed group positions live in
+ * `<dataDir>/log/_groups.sqlite`.
+ *
+ * Durability: every database runs in WAL mode. `append` writes the whole batch in one
+ * transaction and resolves only after COMMIT returned (acknowledged = committed).
+ * - synchronous=NORMAL (the default): a commit is written to the WAL file before COMMIT returns,
+ *   so it survives a process crash or kill -9 (the OS still holds the pages); a power loss or
+ *   kernel crash may roll back the most recent commits, never corrupt the database.
+ * - synchronous=FULL: the WAL is fsynced on every commit, so acknowledged records also survive a
+ *   power loss, at a higher cost per append.
+ * A transaction that did not commit (process killed mid-append) is never visible: SQLite
+ * discards it on the next open. There is no half-written record.
+ *
+ * Processes: several processes may share one dataDir: one writer per topic (a second writer is
+ * still safe: offsets are taken inside an IMMEDIATE transaction), many readers, group commits
+ * from many processes (busy_timeout waits for the lock). A tailing subscription wakes at once on
+ * an append made by this process (an EventEmitter shared per dataDir+topic inside the process)
+ * and polls `PRAGMA data_version` every `pollIntervalMs` to notice appends by other processes.
+ *
+ * Handler errors: a subscription whose handler throws (or whose store fails) stops; the batch is
+ * not committed (at-least-once: a group resumes at that batch after a restart) and the error is
+ * reported to `SubscribeOptions.onError`, or, without one, to the adapter's `onError` option,
+ * which defaults to a loud console.error. It is never swallowed and never crashes the process.
+ *
+ * Corruption: a file that is not a SQLite database, a damaged page or an unexpected schema
+ * surfaces as an `EmbeddedLogStoreError` naming the file; nothing is recreated or truncated.
+ */
+import Database from 'better-sqlite3';
+import { EventEmitter } from 'events';
+import * as fs from 'fs';
+import * as path from 'path';
+import type {
+  AppendResult,
+  BatchHandler,
+  LogMessage,
+  LogPort,
+  LogRecord,
+  Positions,
+  StartFrom,
+  SubscribeOptions,
+  Subscription,
+} from '../log.port';
+
+export interface EmbeddedLogOptions {
+  dataDir: string;
+  /** how often a tailing subscription checks for appends by other processes; default 10 ms */
+  pollIntervalMs?: number;
+  /** SQLite synchronous level: NORMAL (default, survives kill -9) or FULL (also power loss) */
+  synchronous?: 'NORMAL' | 'FULL';
+  /** how long a writer waits for a lock held by another process; default 5000 ms */
+  busyTimeoutMs?: number;
+  /** where a failed subscription reports when it has no onError of its own; default console.error */
+  onError?: (error: Error, context: { topic: string; groupId?: string }) => void;
+}
+
+/** A store that cannot be opened or read: corrupt file, wrong schema, unreadable path. */
+export class EmbeddedLogStoreError extends Error {
+  constructor(
+    message: string,
+    readonly file: string,
+    override readonly cause?: unknown,
+  ) {
+    super(message);
+    this.name = 'EmbeddedLogStoreError';
+  }
+}
+
+const PARTITION = '0';
+const DEFAULT_MAX_BATCH = 1000;
+const TOPIC_NAME = /^[A-Za-z0-9._-]{1,200}$/;
+const GROUPS_FILE = '_groups.sqlite';
+
+interface RecordRow {
+  offset: number;
+  key: string;
+  value: Buffer;
+  ts: number;
+}
+
+/** Process-wide emitters, one per dataDir+topic: every EmbeddedLog instance in the process shares them. */
+const appendEmitters = new Map<string, EventEmitter>();
+function emitterFor(dataDir: string, topic: string): EventEmitter {
+  const k = `${dataDir}\u0000${topic}`;
+  let e = appendEmitters.get(k);
+  if (!e) {
+    e = new EventEmitter();
+    e.setMaxListeners(0);
+    appendEmitters.set(k, e);
+  }
+  return e;
+}
+
+function describeSqliteError(err: unknown): string {
+  const e = err as { code?: string; message?: string };
+  return e && e.code ? `${e.code}: ${e.message}` : String((e && e.message) || err);
+}
+
+function isCorruption(err: unknown): boolean {
+  const code = (err as { code?: string })?.code ?? '';
+  return code.startsWith('SQLITE_CORRUPT') || code.startsWith('SQLITE_NOTADB');
+}
+
+class TopicStore {
+  readonly db: Database.Database;
+  private readonly insert: Database.Statement;
+  private readonly selectNext: Database.Statement;
+  private readonly selectFrom: Database.Statement;
+  private readonly dataVersion: Database.Statement;
+  private readonly appendTx: (messages: LogMessage[], ts: number) => number;
+
+  constructor(
+    readonly topic: string,
+    readonly file: string,
+    synchronous: 'NORMAL' | 'FULL',
+    busyTimeoutMs: number,
+  ) {
+    this.db = openDatabase(file, synchronous, busyTimeoutMs, (db) => {
+      db.exec(
+        'CREATE TABLE IF NOT EXISTS records (' +
+          ' offset INTEGER PRIMARY KEY,' +
+          ' key TEXT NOT NULL,' +
+          ' value BLOB NOT NULL,' +
+          ' ts INTEGER NOT NULL)',
+      );
+      checkColumns(db, file, 'records', ['offset', 'key', 'value', 'ts']);
+    });
+    this.insert = this.db.prepare('INSERT INTO records (offset, key, value, ts) VALUES (?, ?, ?, ?)');
+    this.selectNext = this.db.prepare('SELECT coalesce(max(offset), -1) + 1 AS next FROM records').pluck();
+    this.selectFrom = this.db.prepare(
+      'SELECT offset, key, value, ts FROM records WHERE offset >= ? ORDER BY offset LIMIT ?',
+    );
+    this.dataVersion = this.db.prepare('PRAGMA data_version').pluck();
+    const tx = this.db.transaction((messages: LogMessage[], ts: number): number => {
+      const first = this.selectNext.get() as number;
+      for (let i = 0; i < messages.length; i++) {
+        const m = messages[i];
+        this.insert.run(first + i, m.key, m.value, ts);
+      }
+      return first;
+    });
+    // IMMEDIATE: take the write lock before reading max(offset), so two writers never collide.
+    this.appendTx = (messages, ts) => tx.immediate(messages, ts);
+  }
+
+  append(messages: LogMessage[]): number {
+    return this.guard(() => this.appendTx(messages, Date.now()));
+  }
+
+  next(): number {
+    return this.guard(() => this.selectNext.get() as number);
+  }
+
+  readFrom(offset: number, limit: number): RecordRow[] {
+    return this.guard(() => this.selectFrom.all(offset, limit) as RecordRow[]);
+  }
+
+  version(): number {
+    return this.guard(() => this.dataVersion.get() as number);
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+
+  private guard<T>(fn: () => T): T {
+    try {
+      return fn();
+    } catch (err) {
+      throw wrapStoreError(err, this.file, `topic "${this.topic}"`);
+    }
+  }
+}
+
+function wrapStoreError(err: unknown, file: string, what: string): Error {
+  if (err instanceof EmbeddedLogStoreError) return err;
+  if (isCorruption(err)) {
+    return new EmbeddedLogStoreError(
+      `embedded log store for ${what} at ${file} is corrupt or not a SQLite database ` +
+        `(${describeSqliteError(err)}); it was left untouched: restore it from a backup or move it away`,
+      file,
+      err,
+    );
+  }
+  const code = (err as { code?: string })?.code;
+  if (code && code.startsWith('SQLITE_')) {
+    return new EmbeddedLogStoreError(
+      `embedded log store for ${what} at ${file} failed (${describeSqliteError(err)})`,
+      file,
+      err,
+    );
+  }
+  return err instanceof Error ? err : new Error(String(err));
+}
+
+function openDatabase(
+  file: string,
+  synchronous: 'NORMAL' | 'FULL',
+  busyTimeoutMs: number,
+  init: (db: Database.Database) => void,
+): Database.Database {
+  let db: Database.Database | undefined;
+  try {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    db = new Database(file, { timeout: busyTimeoutMs });
+    db.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
+    const mode = db.pragma('journal_mode = WAL', { simple: true });
+    if (String(mode).toLowerCase() !== 'wal') {
+      throw new EmbeddedLogStoreError(`could not switch ${file} to WAL mode (got ${String(mode)})`, file);
+    }
+    db.pragma(`synchronous = ${synchronous}`);
+    init(db);
+    return db;
+  } catch (err) {
+    try {
+      db?.close();
+    } catch {
+      /* already failing */
+    }
+    throw wrapStoreError(err, file, path.basename(file));
+  }
+}
+
+function checkColumns(db: Database.Database, file: string, table: string, expected: string[]): void {
+  const cols = (db.prepare(`PRAGMA table_info(${table})`).all() as Array<{ name: string }>).map((c) => c.name);
+  for (const c of expected) {
+    if (!cols.includes(c)) {
+      throw new EmbeddedLogStoreError(
+        `embedded log store ${file} has an unexpected schema: table ${table} lacks column ${c} ` +
+          `(found ${cols.join(', ') || 'no such table'}); refusing to use it`,
+        file,
+      );
+    }
+  }
+}
+
+function parseOffset(value: string | undefined, what: string): number {
+  if (value === undefined) return 0;
+  if (!/^\d+$/.test(value)) throw new Error(`invalid ${what} offset "${value}"`);
+  const n = Number(value);
+  if (!Number.isSafeInteger(n)) throw new Error(`${what} offset "${value}" is out of range`);
+  return n;
+}
+
+export class EmbeddedLog implements LogPort {
+  readonly driver = 'embedded' as const;
+  readonly dataDir: string;
+  private readonly logDir: string;
+  private readonly pollIntervalMs: number;
+  private readonly synchronous: 'NORMAL' | 'FULL';
+  private readonly busyTimeoutMs: number;
+  private readonly onError: (error: Error, context: { topic: string; groupId?: string }) => void;
+  private readonly topics = new Map<string, TopicStore>();
+  private groupsDb: Database.Database | undefined;
+  private groupStmts:
+    | { upsert: Database.Statement; select: Database.Statement; commitTx: (rows: Array<[string, string, string, number]>) => void }
+    | undefined;
+  private readonly subscriptions = new Set<EmbeddedSubscription>();
+  private closed = false;
+  private closing: Promise<void> | undefined;
+
+  constructor(options: EmbeddedLogOptions) {
+    if (!options || !options.dataDir) throw new Error('EmbeddedLog needs a dataDir');
+    this.dataDir = path.resolve(options.dataDir);
+    this.logDir = path.join(this.dataDir, 'log');
+    this.pollIntervalMs = Math.max(1, options.pollIntervalMs ?? 10);
+    this.synchronous = options.synchronous ?? 'NORMAL';
+    if (this.synchronous !== 'NORMAL' && this.synchronous !== 'FULL') {
+      throw new Error(`EmbeddedLog: synchronous must be NORMAL or FULL, got ${String(this.synchronous)}`);
+    }
+    this.busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+    this.onError =
+      options.onError ??
+      ((error, ctx) => {
+        const bar = '!'.repeat(72);
+        console.error(
+          `${bar}\nEmbeddedLog: subscription to topic "${ctx.topic}"` +
+            `${ctx.groupId ? ` (group "${ctx.groupId}")` : ''} STOPPED after an error:\n` +
+            `${error.stack ?? error.message}\n${bar}`,
+        );
+      });
+  }
+
+  async ensureTopic(topic: string): Promise<void> {
+    this.store(topic, true);
+  }
+
+  async append(topic: string, messages: LogMessage[]): Promise<AppendResult[]> {
+    for (const m of messages) {
+      if (typeof m.key !== 'string') throw new TypeError('LogMessage.key must be a string');
+      if (!Buffer.isBuffer(m.value)) throw new TypeError('LogMessage.value must be a Buffer');
+    }
+    const store = this.store(topic, true)!;
+    if (messages.length === 0) return [];
+    const first = store.append(messages);
+    emitterFor(this.dataDir, topic).emit('append');
+    const results: AppendResult[] = new Array(messages.length);
+    for (let i = 0; i < messages.length; i++) results[i] = { partition: 0, offset: String(first + i) };
+    return results;
+  }
+
+  async read(topic: string, from: Positions | 'beginning', limit: number): Promise<LogRecord[]> {
+    const start = from === 'beginning' ? 0 : parseOffset(from[PARTITION], 'read');
+    if (!Number.isInteger(limit) || limit < 0) throw new Error(`invalid read limit ${limit}`);
+    if (limit === 0) return [];
+    const store = this.store(topic, false);
+    if (!store) return [];
+    return store.readFrom(start, limit).map((r) => toRecord(topic, r));
+  }
+
+  async endPositions(topic: string): Promise<Positions> {
+    const store = this.store(topic, false);
+    return { [PARTITION]: String(store ? store.next() : 0) };
+  }
+
+  async subscribe(topic: string, options: SubscribeOptions, handler: BatchHandler): Promise<Subscription> {
+    const store = this.store(topic, true)!;
+    const maxBatch = options.maxBatch ?? DEFAULT_MAX_BATCH;
+    if (!Number.isInteger(maxBatch) || maxBatch < 1) throw new Error(`invalid maxBatch ${maxBatch}`);
+    let start: number | undefined;
+    if (options.groupId) {
+      const c = (await this.committed(options.groupId, topic))[PARTITION];
+      if (c !== undefined) start = parseOffset(c, 'committed');
+    }
+    if (start === undefined) start = this.startOffset(store, options.from ?? 'beginning');
+    const onError =
+      options.onError ?? ((err: Error) => this.onError(err, { topic, groupId: options.groupId }));
+    const sub = new EmbeddedSubscription({
+      store,
+      topic,
+      groupId: options.groupId,
+      start,
+      maxBatch,
+      handler,
+      emitter: emitterFor(this.dataDir, topic),
+      pollIntervalMs: this.pollIntervalMs,
+      commit: (groupId, next) => this.commitSync(groupId, topic, { [PARTITION]: String(next) }),
+      onError,
+      onClosed: (s) => this.subscriptions.delete(s),
+    });
+    this.subscriptions.add(sub);
+    sub.start();
+    return sub;
+  }
+
+  async commit(groupId: string, topic: string, positions: Positions): Promise<void> {
+    this.commitSync(groupId, topic, positions);
+  }
+
+  async committed(groupId: string, topic: string): Promise<Positions> {
+    this.assertOpen();
+    const groupsFile = path.join(this.logDir, GROUPS_FILE);
+    if (!this.groupsDb && !fs.existsSync(groupsFile)) return {};
+    const g = this.groups();
+    try {
+      const rows = g.select.all(groupId, topic) as Array<{ partition: string; offset: number }>;
+      const out: Positions = {};
+      for (const r of rows) out[r.partition] = String(r.offset);
+      return out;
+    } catch (err) {
+      throw wrapStoreError(err, groupsFile, 'consumer groups');
+    }
+  }
+
+  async ping(): Promise<boolean> {
+    if (this.closed) return false;
+    try {
+      fs.mkdirSync(this.logDir, { recursive: true });
+      fs.accessSync(this.logDir, fs.constants.R_OK | fs.constants.W_OK);
+      this.groups().select.all('', '');
+      for (const s of this.topics.values()) s.next();
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  close(): Promise<void> {
+    if (!this.closing) {
+      this.closed = true;
+      this.closing = (async () => {
+        await Promise.allSettled([...this.subscriptions].map((s) => s.close()));
+        for (const s of this.topics.values()) s.close();
+        this.topics.clear();
+        if (this.groupsDb?.open) this.groupsDb.close();
+        this.groupsDb = undefined;
+        this.groupStmts = undefined;
+      })();
+    }
+    return this.closing;
+  }
+
+  // ---- internals ----
+
+  private assertOpen(): void {
+    if (this.closed) throw new Error('EmbeddedLog is closed');
+  }
+
+  private topicFile(topic: string): string {
+    if (!TOPIC_NAME.test(topic) || topic.startsWith('_') || topic === '.' || topic === '..') {
+      throw new Error(`invalid topic name "${topic}" (letters, digits, '.', '_', '-'; not starting with '_')`);
+    }
+    return path.join(this.logDir, `${topic}.sqlite`);
+  }
+
+  /** The open store for a topic; with create=false, undefined when the topic does not exist yet. */
+  private store(topic: string, create: boolean): TopicStore | undefined {
+    this.assertOpen();
+    let s = this.topics.get(topic);
+    if (s) return s;
+    const file = this.topicFile(topic);
+    if (!create && !fs.existsSync(file)) return undefined;
+    s = new TopicStore(topic, file, this.synchronous, this.busyTimeoutMs);
+    this.topics.set(topic, s);
+    return s;
+  }
+
+  private startOffset(store: TopicStore, from: StartFrom): number {
+    if (from === 'beginning') return 0;
+    if (from === 'end') return store.next();
+    return parseOffset(from[PARTITION], 'start');
+  }
+
+  private groups(): NonNullable<EmbeddedLog['groupStmts']> {
+    this.assertOpen();
+    if (this.groupStmts) return this.groupStmts;
+    const file = path.join(this.logDir, GROUPS_FILE);
+    const db = openDatabase(file, this.synchronous, this.busyTimeoutMs, (d) => {
+      d.exec(
+        'CREATE TABLE IF NOT EXISTS group_offsets (' +
+          ' group_id TEXT NOT NULL, topic TEXT NOT NULL, partition TEXT NOT NULL,' +
+          ' offset INTEGER NOT NULL, updated_at INTEGER NOT NULL,' +
+          ' PRIMARY KEY (group_id, topic, partition))',
+      );
+      checkColumns(d, file, 'group_offsets', ['group_id', 'topic', 'partition', 'offset']);
+    });
+    const upsert = db.prepare(
+      'INSERT INTO group_offsets (group_id, topic, partition, offset, updated_at) VALUES (?, ?, ?, ?, ?)' +
+        ' ON CONFLICT (group_id, topic, partition) DO UPDATE SET offset = excluded.offset, updated_at = excluded.updated_at',
+    );
+    const select = db.prepare('SELECT partition, offset FROM group_offsets WHERE group_id = ? AND topic = ?');
+    const tx = db.transaction((rows: Array<[string, string, string, number]>) => {
+      const now = Date.now();
+      for (const [g, t, p, o] of rows) upsert.run(g, t, p, o, now);
+    });
+    this.groupsDb = db;
+    this.groupStmts = { upsert, select, commitTx: (rows) => tx.immediate(rows) };
+    return this.groupStmts;
+  }
+
+  private commitSync(groupId: string, topic: string, positions: Positions): void {
+    if (!groupId) throw new Error('commit needs a groupId');
+    this.topicFile(topic); // validates the name
+    const rows: Array<[string, string, string, number]> = [];
+    for (const [p, o] of Object.entries(positions)) {
+      if (p !== PARTITION) throw new Error(`embedded log topics have one partition "0"; got partition "${p}"`);
+      rows.push([groupId, topic, p, parseOffset(o, 'commit')]);
+    }
+    if (rows.length === 0) return;
+    const g = this.groups();
+    try {
+      g.commitTx(rows);
+    } catch (err) {
+      throw wrapStoreError(err, path.join(this.logDir, GROUPS_FILE), 'consumer groups');
+    }
+  }
+}
+
+function toRecord(topic: string, r: RecordRow): LogRecord {
+  return { topic, partition: 0, offset: String(r.offset), key: r.key, value: r.value, timestamp: r.ts };
+}
+
+interface SubscriptionParams {
+  store: TopicStore;
+  topic: string;
+  groupId?: string;
+  start: number;
+  maxBatch: number;
+  handler: BatchHandler;
+  emitter: EventEmitter;
+  pollIntervalMs: number;
+  commit: (groupId: string, next: number) => void;
+  onError: (err: Error) => void;
+  onClosed: (s: EmbeddedSubscription) => void;
+}
+
+/** One tailing subscription: a loop of read batch -> await handler -> commit -> wait for more. */
+class EmbeddedSubscription implements Subscription {
+  private next: number;
+  private stopped = false;
+  private wake: (() => void) | undefined;
+  /** set by an in-process append; cleared before each read, so no wake-up is ever lost */
+  private pending = false;
+  private loop: Promise<void> | undefined;
+  private readonly onAppend = (): void => {
+    this.pending = true;
+    this.wakeUp();
+  };
+
+  constructor(private readonly p: SubscriptionParams) {
+    this.next = p.start;
+  }
+
+  start(): void {
+    this.p.emitter.on('append', this.onAppend);
+    this.loop = this.run();
+  }
+
+  /** the next offset this subscription will deliver */
+  get position(): string {
+    return String(this.next);
+  }
+
+  close(): Promise<void> {
+    this.stopped = true;
+    this.wakeUp();
+    return this.loop ?? Promise.resolve();
+  }
+
+  private wakeUp(): void {
+    const w = this.wake;
+    this.wake = undefined;
+    w?.();
+  }
+
+  private async run(): Promise<void> {
+    const { store, handler, maxBatch, groupId } = this.p;
+    try {
+      let version = store.version();
+      while (!this.stopped) {
+        this.pending = false;
+        const rows = store.readFrom(this.next, maxBatch);
+        if (rows.length > 0) {
+          const records = rows.map((r) => toRecord(this.p.topic, r));
+          await handler(records);
+          const after = rows[rows.length - 1].offset + 1;
+          if (groupId) this.p.commit(groupId, after);
+          this.next = after;
+          continue;
+        }
+        // Nothing new: sleep until an in-process append, a data_version change, or close().
+        while (!this.stopped && !this.pending) {
+          let timer: NodeJS.Timeout | undefined;
+          const woken = await new Promise<boolean>((resolve) => {
+            this.wake = () => resolve(true);
+            timer = setTimeout(() => resolve(false), this.p.pollIntervalMs);
+          });
+          clearTimeout(timer);
+          this.wake = undefined;
+          if (woken || this.stopped) break;
+          const v = store.version();
+          if (v !== version) {
+            version = v;
+            break;
+          }
+        }
+      }
+    } catch (err) {
+      this.stopped = true;
+      const error = err instanceof Error ? err : new Error(String(err));
+      try {
+        this.p.onError(error);
+      } catch (reportErr) {
+        console.error('EmbeddedLog: the onError callback threw', reportErr, 'while reporting', error);
+      }
+    } finally {
+      this.p.emitter.off('append', this.onAppend);
+      this.p.onClosed(this);
+    }
+  }
+}
