@@ -1,0 +1,152 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import fc from 'fast-check';
+import {
+  MAX_SQRT_PRICE_X64,
+  MAX_TICK_INDEX,
+  MIN_SQRT_PRICE_X64,
+  MIN_TICK_INDEX,
+  WhirlpoolMathError,
+  sqrtPriceFromTickIndex,
+  tickIndexFromSqrtPrice,
+} from './math';
+import { swapTickArrayStartIndexes, whirlpoolSwap, type SwapTickArray } from './swap';
+
+const FIXTURES = path.resolve(__dirname, '../../../../..', '..', 'shared', 'fixtures');
+const REPO = path.join(FIXTURES, 'orca-whirlpool', 'orca-whirlpools-repo');
+
+interface TestCase {
+  testId: number;
+  description: string;
+  tickSpacing: number;
+  feeRate: number;
+  protocolFeeRate: number;
+  liquidity: string;
+  currTickIndex: number;
+  tradeAmount: string;
+  amountIsInput: boolean;
+  aToB: boolean;
+  expectation: {
+    exception: string;
+    amountA: string;
+    amountB: string;
+    nextLiquidity: string;
+    nextTickIndex: number;
+    nextSqrtPrice: string;
+    nextFeeGrowthGlobal: string;
+    nextProtocolFee: string;
+  };
+}
+
+/**
+ * The program's harness (tests/swap_integration_tests.rs + util/test_utils/swap_test_fixture.rs):
+ * a pool at `currTickIndex` (sqrt price of that tick, fee growth 0), three tick arrays with no
+ * initialized tick starting at the array holding the current tick and walking in the swap's
+ * direction, and an explicit sqrt price limit at the far end of that sequence (clamped to the
+ * tick bounds): start - 2 arrays for a->b, start + 3 arrays - 1 tick for b->a.
+ */
+function runCase(c: TestCase): string[] {
+  const n = 88 * c.tickSpacing;
+  const start = Math.floor(c.currTickIndex / n) * n;
+  const last = Math.min(MAX_TICK_INDEX, Math.max(MIN_TICK_INDEX, c.aToB ? start - 2 * n : start + 3 * n - 1));
+  const dir = c.aToB ? -1 : 1;
+  const arrays: SwapTickArray[] = [0, 1, 2].map((i) => ({ startTickIndex: start + i * n * dir, ticks: null }));
+  try {
+    const r = whirlpoolSwap(
+      {
+        tickSpacing: c.tickSpacing,
+        feeRate: c.feeRate,
+        protocolFeeRate: c.protocolFeeRate,
+        liquidity: BigInt(c.liquidity),
+        sqrtPrice: sqrtPriceFromTickIndex(c.currTickIndex),
+        tickCurrentIndex: c.currTickIndex,
+        feeGrowthGlobalA: 0n,
+        feeGrowthGlobalB: 0n,
+      },
+      arrays,
+      {
+        amount: BigInt(c.tradeAmount),
+        sqrtPriceLimit: sqrtPriceFromTickIndex(last),
+        amountSpecifiedIsInput: c.amountIsInput,
+        aToB: c.aToB,
+        timestamp: 1643027024n,
+        adaptiveFee: null,
+      },
+    );
+    return [
+      '',
+      String(r.amountA),
+      String(r.amountB),
+      String(r.nextLiquidity),
+      String(r.nextTickIndex),
+      String(r.nextSqrtPrice),
+      String(r.nextFeeGrowthGlobal),
+      String(r.nextProtocolFee),
+    ];
+  } catch (e) {
+    if (e instanceof WhirlpoolMathError) return [e.code];
+    throw e;
+  }
+}
+
+function expected(c: TestCase): string[] {
+  const x = c.expectation;
+  if (x.exception) return [x.exception];
+  return ['', x.amountA, x.amountB, x.nextLiquidity, String(x.nextTickIndex), x.nextSqrtPrice, x.nextFeeGrowthGlobal, x.nextProtocolFee];
+}
+
+describe.each([
+  ['swap_test_cases.json', 3840],
+  ['swap_test_cases_splash_pool.json', 2880],
+])("Orca's swap vectors %s", (file, count) => {
+  const cases: TestCase[] = JSON.parse(fs.readFileSync(path.join(REPO, file), 'utf8'));
+
+  it(`has ${count} cases, every one matches (amounts, sqrt price, tick, liquidity, fee growth, protocol fee, errors)`, () => {
+    expect(cases).toHaveLength(count);
+    const failures: string[] = [];
+    let errors = 0;
+    for (const c of cases) {
+      const got = runCase(c);
+      const exp = expected(c);
+      if (exp.length === 1) errors++;
+      if (JSON.stringify(got) !== JSON.stringify(exp)) {
+        failures.push(`${c.testId} ${c.description}: got ${JSON.stringify(got)} expected ${JSON.stringify(exp)}`);
+      }
+    }
+    expect(failures.slice(0, 10)).toEqual([]);
+    expect(errors).toBeGreaterThan(0);
+  });
+});
+
+describe('tick math', () => {
+  it('bounds', () => {
+    expect(sqrtPriceFromTickIndex(MIN_TICK_INDEX)).toBe(MIN_SQRT_PRICE_X64);
+    expect(sqrtPriceFromTickIndex(MAX_TICK_INDEX)).toBe(MAX_SQRT_PRICE_X64);
+    expect(sqrtPriceFromTickIndex(0)).toBe(1n << 64n);
+    expect(tickIndexFromSqrtPrice(MIN_SQRT_PRICE_X64)).toBe(MIN_TICK_INDEX);
+    expect(tickIndexFromSqrtPrice(MAX_SQRT_PRICE_X64)).toBe(MAX_TICK_INDEX);
+    expect(tickIndexFromSqrtPrice(1n << 64n)).toBe(0);
+  });
+
+  it('tick -> sqrt price -> tick, and one unit below the tick price lands on the tick below', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: MIN_TICK_INDEX + 1, max: MAX_TICK_INDEX }), (t) => {
+        const p = sqrtPriceFromTickIndex(t);
+        expect(tickIndexFromSqrtPrice(p)).toBe(t);
+        expect(tickIndexFromSqrtPrice(p - 1n)).toBe(t - 1);
+        expect(sqrtPriceFromTickIndex(t - 1)).toBeLessThan(p);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('the tick arrays a swap uses (sparse swap start indexes)', () => {
+    // ts 64: arrays of 5632 ticks
+    expect(swapTickArrayStartIndexes(-101000, 64, true)).toEqual([-101376, -107008, -112640]);
+    expect(swapTickArrayStartIndexes(-101000, 64, false)).toEqual([-101376, -95744, -90112]);
+    // exactly at a start: a->b keeps the array and goes below; b->a from within one spacing of the end shifts
+    expect(swapTickArrayStartIndexes(-101376, 64, true)).toEqual([-101376, -107008, -112640]);
+    expect(swapTickArrayStartIndexes(-95745, 64, false)).toEqual([-95744, -90112, -84480]);
+    expect(swapTickArrayStartIndexes(-95744 - 65, 64, false)).toEqual([-101376, -95744, -90112]);
+  });
+});
