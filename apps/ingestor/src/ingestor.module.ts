@@ -1,0 +1,12 @@
+import { Module } from '@nestjs/common';
+import { ConfigModule } from '../../../libs/config/src/config.module';
+import { LogModule } from '../../../libs/log/src/log.module';
+import { IngestorService } from './ingestor.service';
+
+/** Turns the configured chain source (sim | file) into `pool-updates` records on the log. */
+@Module({
+  imports: [ConfigModule, LogModule],
+  providers: [IngestorService],
+  exports: [IngestorService],
+})
+export class IngestorModule {}

@@ -1,0 +1,37 @@
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { APP_CONFIG } from '../../../libs/config/src/config.module';
+import type { AppConfig } from '../../../libs/config/src/config';
+import { LOG_PORT, type LogPort } from '../../../libs/log/src/log.port';
+import { Ingestor, type IngestorStats } from './ingestor';
+
+/**
+ * Nest wiring of the Ingestor: starts the configured source once the application has
+ * bootstrapped (a source that cannot start fails the bootstrap), stops it before the log
+ * closes on shutdown (the in-flight append finishes, the timer stops).
+ */
+@Injectable()
+export class IngestorService implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  readonly ingestor: Ingestor;
+
+  constructor(@Inject(APP_CONFIG) config: AppConfig, @Inject(LOG_PORT) log: LogPort) {
+    this.ingestor = new Ingestor(config, log, new Logger('Ingestor'));
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.ingestor.start();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.ingestor.stop();
+  }
+
+  /** counters for health / metrics: slots, records appended, lines rejected, ... */
+  stats(): IngestorStats {
+    return this.ingestor.stats();
+  }
+
+  /** resolves when the source ended (SIM_MAX_SLOTS reached, end of the recording) or was stopped */
+  get finished(): Promise<void> {
+    return this.ingestor.finished;
+  }
+}
