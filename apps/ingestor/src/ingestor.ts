@@ -159,8 +159,13 @@ export class Ingestor {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     this.wake?.();
+    const wasRunning = this.counters.running;
     if (this.loop) await this.loop;
     else await this.finish();
+    if (wasRunning) {
+      const c = this.counters;
+      this.logger.log(`ingestor stopped: ${c.slots} slots, ${c.recordsAppended} records appended, last slot ${c.lastSlot ?? '-'}`);
+    }
   }
 
   // ---- sim ----
