@@ -442,6 +442,30 @@ function contractSuite(name: string, makeHarness: () => Harness, skipReason: str
       expect(seen).toEqual(['v6', 'v7', 'v8', 'v9']);
     });
 
+    test('a group without commits starts at `from` positions, then resumes at its commits', async () => {
+      const log = open();
+      const topic = uniqueTopic('groupfrom');
+      const groupId = `g-${topic}`;
+      await log.ensureTopic(topic);
+      const results = await log.append(topic, Array.from({ length: 10 }, (_, i) => msg('k', `v${i}`)));
+      const from = await log.endPositions(topic);
+      from[String(results[0].partition)] = results[7].offset;
+      const seen: string[] = [];
+      const sub = await log.subscribe(topic, { groupId, from }, (batch) => {
+        seen.push(...batch.map((r) => r.value.toString()));
+      });
+      try {
+        await waitFor(() => seen.length >= 3, 20_000, 'records from the position');
+        await new Promise((r) => setTimeout(r, 50));
+      } finally {
+        await sub.close();
+      }
+      expect(seen).toEqual(['v7', 'v8', 'v9']);
+      expect((await log.committed(groupId, topic))[String(results[0].partition)]).toBe(
+        (BigInt(results[9].offset) + 1n).toString(),
+      );
+    });
+
     test('a handler error stops the subscription, is reported, and its batch is not committed', async () => {
       const log = open();
       const topic = uniqueTopic('err');

@@ -16,12 +16,13 @@ export interface KafkaMock {
 const SCRIPT = path.join(__dirname, 'kafka_mock.py');
 const START_TIMEOUT_MS = 15_000;
 
-/** Python interpreters to try, in order (the system one carries python3-confluent-kafka). */
+/**
+ * Python interpreters to try, in order (the system one carries python3-confluent-kafka).
+ * KAFKA_MOCK_PYTHON, when set, is the only one tried.
+ */
 function candidatePythons(): string[] {
-  const list: string[] = [];
-  if (process.env.KAFKA_MOCK_PYTHON) list.push(process.env.KAFKA_MOCK_PYTHON);
-  list.push('/usr/bin/python3', 'python3');
-  return [...new Set(list)];
+  if (process.env.KAFKA_MOCK_PYTHON) return [process.env.KAFKA_MOCK_PYTHON];
+  return ['/usr/bin/python3', 'python3'];
 }
 
 let cachedPython: string | null | undefined;

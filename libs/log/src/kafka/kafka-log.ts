@@ -217,11 +217,8 @@ export class KafkaLog implements LogPort {
     try {
       await admin.createTopics({ topics: [{ topic }], waitForLeaders: true, timeout: 10_000 });
     } catch (err) {
-      const already = /TOPIC_ALREADY_EXISTS|already exists/i.test(errText(err)) ||
-        ((err as { errors?: Array<{ type?: string }> }).errors ?? []).every((e) => e.type === 'TOPIC_ALREADY_EXISTS');
-      if (!already || !(err as { errors?: unknown[] }).errors?.length) {
-        this.log('warn', `could not create topic ${topic} (${errText(err)}); relying on broker auto-creation`);
-      }
+      // (an existing topic is not an error: createTopics then resolves false)
+      this.log('warn', `could not create topic ${topic} (${errText(err)}); relying on broker auto-creation`);
     }
     await this.waitForTopic(topic);
   }
