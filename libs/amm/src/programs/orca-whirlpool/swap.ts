@@ -13,7 +13,6 @@
  * array beyond the sequence.
  */
 import {
-  FEE_RATE_MUL_VALUE,
   MAX_SQRT_PRICE_X64,
   MAX_TICK_INDEX,
   MIN_SQRT_PRICE_X64,
@@ -487,4 +486,3 @@ export function whirlpoolSwap(pool: SwapPoolState, arrays: ReadonlyArray<SwapTic
   };
 }
 
-export { FEE_RATE_MUL_VALUE };

@@ -1,0 +1,3 @@
+export * from './math';
+export * from './swap';
+export * from './pool';
