@@ -7,6 +7,7 @@ import {
   MIN_SQRT_PRICE_X64,
   MIN_TICK_INDEX,
   WhirlpoolMathError,
+  computeSwapStep,
   sqrtPriceFromTickIndex,
   tickIndexFromSqrtPrice,
 } from './math';
@@ -148,5 +149,135 @@ describe('tick math', () => {
     expect(swapTickArrayStartIndexes(-101376, 64, true)).toEqual([-101376, -107008, -112640]);
     expect(swapTickArrayStartIndexes(-95745, 64, false)).toEqual([-95744, -90112, -84480]);
     expect(swapTickArrayStartIndexes(-95744 - 65, 64, false)).toEqual([-101376, -95744, -90112]);
+  });
+});
+
+/**
+ * Adaptive fee, checked against the independent reference loop of the program's own tests
+ * (manager/swap_manager.rs, mod adaptive_fee_tests::_get_expected_result): ExactIn, one step per
+ * tick group (group size = tick spacing 64), no max-volatility skip (max accumulator 88*3*10_000),
+ * fee rate = static + ceil(cf * (acc * groupSize)^2 / (1e5 * 1e4 * 1e4)), capped at 10%.
+ * Pools and ticks as in its tests `ts_64::tick_index_0_a_to_b` / `tick_index_0_b_to_a`.
+ */
+describe('adaptive fee against the program tests reference loop', () => {
+  const TS = 64;
+  const constants = {
+    filterPeriod: 30,
+    decayPeriod: 600,
+    adaptiveFeeControlFactor: 5_000,
+    reductionFactor: 500,
+    maxVolatilityAccumulator: 88 * 3 * 10_000,
+    tickGroupSize: TS,
+    majorSwapThresholdTicks: TS,
+  };
+  const staticFee = 1000;
+  const protocolFeeRate = 100;
+  const liqNet = new Map<number, bigint>([
+    [-2816, 1_000_000n],
+    [0, 500_000n],
+    [1408, -500_000n],
+    [2816, -1_000_000n],
+  ]);
+  function arrayOf(start: number): SwapTickArray {
+    const ticks = Array.from({ length: 88 }, (_v, i) => {
+      const net = liqNet.get(start + i * TS);
+      return { initialized: net !== undefined, liquidityNet: net ?? 0n };
+    });
+    return { startTickIndex: start, ticks };
+  }
+
+  type Vars = {
+    lastReferenceUpdateTimestamp: bigint;
+    lastMajorSwapTimestamp: bigint;
+    volatilityReference: number;
+    tickGroupIndexReference: number;
+    volatilityAccumulator: number;
+  };
+
+  function reference(aToB: boolean, amount: bigint, vars: Vars, now: bigint) {
+    const maxTs = vars.lastReferenceUpdateTimestamp > vars.lastMajorSwapTimestamp ? vars.lastReferenceUpdateTimestamp : vars.lastMajorSwapTimestamp;
+    const elapsed = now - maxTs;
+    const g0 = 0;
+    let [lastRef, gRef, vRef] =
+      elapsed < 30n
+        ? [vars.lastReferenceUpdateTimestamp, vars.tickGroupIndexReference, vars.volatilityReference]
+        : elapsed < 600n
+          ? [now, g0, Math.floor((vars.volatilityAccumulator * 500) / 10_000)]
+          : [now, g0, 0];
+    let remaining = amount;
+    let liq = 1_500_000n;
+    let sp = sqrtPriceFromTickIndex(0);
+    let next = aToB ? 0 : 64;
+    let g = g0;
+    let out = 0n;
+    let protocol = 0n;
+    let acc = vars.volatilityAccumulator;
+    const limit = aToB ? MIN_SQRT_PRICE_X64 : MAX_SQRT_PRICE_X64;
+    while (remaining > 0n && sp !== limit) {
+      acc = Math.min(vRef + Math.abs(g - gRef) * 10_000, constants.maxVolatilityAccumulator);
+      const crossed = BigInt(acc * TS);
+      const num = 5_000n * crossed * crossed;
+      const den = 100_000n * 10_000n * 10_000n;
+      const af = num / den + (num % den === 0n ? 0n : 1n);
+      const fee = Math.min(staticFee + Math.min(Number(af), 100_000), 100_000);
+      const step = computeSwapStep(remaining, fee, liq, sp, sqrtPriceFromTickIndex(Math.max(MIN_TICK_INDEX, Math.min(MAX_TICK_INDEX, next))), true, aToB);
+      remaining -= step.amountIn + step.feeAmount;
+      out += step.amountOut;
+      protocol += (step.feeAmount * BigInt(protocolFeeRate)) / 10_000n;
+      const net = liqNet.get(next);
+      if (net !== undefined) liq += aToB ? -net : net;
+      sp = step.nextPrice;
+      next += aToB ? -TS : TS;
+      g += aToB ? -1 : 1;
+    }
+    return { amountIn: amount - remaining, out, protocol, sp, vars: { lastRef, gRef, vRef, acc } };
+  }
+
+  it.each([true, false])('aToB=%s: amounts, protocol fee, end price, and the next oracle variables match', (aToB) => {
+    fc.assert(
+      fc.property(
+        fc.bigInt({ min: 1n, max: 150_000n }),
+        fc.constantFrom(10n, 100n, 1000n, 1_000_000n),
+        fc.integer({ min: -40, max: 40 }),
+        fc.integer({ min: 0, max: 200_000 }),
+        fc.integer({ min: 0, max: 400_000 }),
+        (amount, age, gRef, vRef, vAcc) => {
+          const now = 1_000_000n;
+          const vars: Vars = {
+            lastReferenceUpdateTimestamp: now - age,
+            lastMajorSwapTimestamp: now - age,
+            volatilityReference: vRef,
+            tickGroupIndexReference: gRef,
+            volatilityAccumulator: vAcc,
+          };
+          const exp = reference(aToB, amount, vars, now);
+          const arrays = aToB ? [arrayOf(0), arrayOf(-5632)] : [arrayOf(0), arrayOf(5632)];
+          const r = whirlpoolSwap(
+            {
+              tickSpacing: TS,
+              feeRate: staticFee,
+              protocolFeeRate,
+              liquidity: 1_500_000n,
+              sqrtPrice: sqrtPriceFromTickIndex(0),
+              tickCurrentIndex: 0,
+              feeGrowthGlobalA: 0n,
+              feeGrowthGlobalB: 0n,
+            },
+            arrays,
+            { amount, sqrtPriceLimit: 0n, amountSpecifiedIsInput: true, aToB, timestamp: now, adaptiveFee: { constants, variables: vars } },
+          );
+          expect(aToB ? r.amountA : r.amountB).toBe(exp.amountIn);
+          expect(aToB ? r.amountB : r.amountA).toBe(exp.out);
+          expect(r.nextProtocolFee).toBe(exp.protocol);
+          expect(r.nextSqrtPrice).toBe(exp.sp);
+          const v = r.nextAdaptiveFeeVariables!;
+          expect(v.lastReferenceUpdateTimestamp).toBe(exp.vars.lastRef);
+          expect(v.tickGroupIndexReference).toBe(exp.vars.gRef);
+          expect(v.volatilityReference).toBe(exp.vars.vRef);
+          expect(v.volatilityAccumulator).toBe(exp.vars.acc);
+        },
+      ),
+      { numRuns: 400 },
+    );
   });
 });
