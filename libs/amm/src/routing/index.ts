@@ -1,0 +1,1 @@
+export * from './route-search';

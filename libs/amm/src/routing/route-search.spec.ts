@@ -1,0 +1,156 @@
+import fc from 'fast-check';
+import {
+  InsufficientLiquidityError,
+  NoPoolError,
+  NoRouteError,
+  evaluatePath,
+  findBestRoute,
+  findCandidatePaths,
+  type RouteRequest,
+} from './route-search';
+import { FakePool, graphOf } from './testing/fake-pool';
+
+const A = 'mintA';
+const B = 'mintB';
+const C = 'mintC';
+const D = 'mintD';
+const E = 'mintE';
+
+function req(over: Partial<RouteRequest>): RouteRequest {
+  return { inputMint: A, outputMint: B, amount: 10_000n, mode: 'ExactIn', maxHops: 5, ...over };
+}
+
+describe('findBestRoute', () => {
+  it('two parallel pools: picks the deeper one (hand-checked amounts)', () => {
+    const small = new FakePool('p-small', A, B, 1_000_000n, 1_000_000n, 30);
+    const deep = new FakePool('p-deep', A, B, 2_000_000n, 2_000_000n, 30);
+    const g = graphOf([small, deep]);
+    // fee ceil(10000*30/10000)=30, net 9970; deep: 9970*2e6/2009970 = 9920.5 → 9920
+    const r = findBestRoute(g, req({}));
+    expect(r.hops.map((h) => h.pool.address)).toEqual(['p-deep']);
+    expect(r.amountIn).toBe(10_000n);
+    expect(r.amountOut).toBe(9920n);
+    // reverse direction, small pool alone: 9970*1e6/1009970 = 9871.6 → 9871
+    const r2 = findBestRoute(graphOf([small]), req({ inputMint: B, outputMint: A }));
+    expect(r2.amountOut).toBe(9871n);
+    expect(r2.hops[0]).toMatchObject({ inputMint: B, outputMint: A });
+  });
+
+  it('three hops beat a shallow direct pool (hand-checked, no fees)', () => {
+    const ab = new FakePool('ab', A, B, 1_000_000n, 2_000_000n, 0);
+    const bc = new FakePool('bc', B, C, 2_000_000n, 2_000_000n, 0);
+    const cd = new FakePool('cd', C, D, 1_000_000n, 500_000n, 0);
+    const ad = new FakePool('ad', A, D, 1_000n, 1_000n, 0);
+    const g = graphOf([ab, bc, cd, ad]);
+    // 1000 → 1000*2e6/1001000 = 1998 → 1998*2e6/2001998 = 1996 → 1996*5e5/1001996 = 996; direct: 500
+    const r = findBestRoute(g, req({ outputMint: D, amount: 1000n }));
+    expect(r.hops.map((h) => h.pool.address)).toEqual(['ab', 'bc', 'cd']);
+    expect(r.hops.map((h) => h.amountOut)).toEqual([1998n, 1996n, 996n]);
+    expect(r.hops.map((h) => [h.inputMint, h.outputMint])).toEqual([
+      [A, B],
+      [B, C],
+      [C, D],
+    ]);
+    expect(r.amountOut).toBe(996n);
+    // with a hop limit of 2 only the direct pool remains
+    const r2 = findBestRoute(g, req({ outputMint: D, amount: 1000n, maxHops: 2 }));
+    expect(r2.hops.map((h) => h.pool.address)).toEqual(['ad']);
+    expect(r2.amountOut).toBe(500n);
+  });
+
+  it('ExactOut: backwards, delivers at least the requested output and minimises the input', () => {
+    const ab = new FakePool('ab', A, B, 1_000_000n, 2_000_000n, 25);
+    const bc = new FakePool('bc', B, C, 2_000_000n, 2_000_000n, 25);
+    const ac = new FakePool('ac', A, C, 100_000n, 200_000n, 25);
+    const g = graphOf([ab, bc, ac]);
+    for (const want of [1n, 10n, 999n, 5_000n, 150_000n]) {
+      const r = findBestRoute(g, req({ outputMint: C, amount: want, mode: 'ExactOut' }));
+      expect(r.amountOut).toBeGreaterThanOrEqual(want);
+      // the input is exactly what ExactIn needs: feeding it forward gives at least `want`
+      const fwd = evaluatePath({ pools: r.hops.map((h) => h.pool), mints: [A, ...r.hops.map((h) => h.outputMint)] }, 'ExactIn', r.amountIn);
+      expect(fwd.amountOut).toBeGreaterThanOrEqual(want);
+      // and no other path needs less
+      for (const path of [[ab, bc], [ac]]) {
+        try {
+          const other = evaluatePath({ pools: path, mints: path.length === 2 ? [A, B, C] : [A, C] }, 'ExactOut', want);
+          expect(r.amountIn).toBeLessThanOrEqual(other.amountIn);
+        } catch {
+          /* path cannot fill */
+        }
+      }
+    }
+  });
+
+  it('never repeats a token on a path', () => {
+    const pools = [
+      new FakePool('ab', A, B, 1_000_000n, 1_000_000n),
+      new FakePool('bc', B, C, 1_000_000n, 1_000_000n),
+      new FakePool('ca', C, A, 1_000_000n, 1_000_000n),
+      new FakePool('cd', C, D, 1_000_000n, 1_000_000n),
+    ];
+    for (const c of findCandidatePaths(graphOf(pools), req({ outputMint: D }))) {
+      expect(new Set(c.mints).size).toBe(c.mints.length);
+    }
+  });
+
+  it('errors: no pool found, no route found, insufficient liquidity', () => {
+    const ab = new FakePool('ab', A, B, 1_000n, 1_000n, 30);
+    const cd = new FakePool('cd', C, D, 1_000n, 1_000n, 30);
+    const g = graphOf([ab, cd]);
+    expect(() => findBestRoute(g, req({ outputMint: E }))).toThrow(NoPoolError);
+    expect(() => findBestRoute(g, req({ inputMint: E }))).toThrow('no pool found');
+    expect(() => findBestRoute(g, req({ outputMint: C }))).toThrow(NoRouteError);
+    expect(() => findBestRoute(g, req({ outputMint: C }))).toThrow('no route found');
+    // exact out beyond the reserve
+    expect(() => findBestRoute(g, req({ amount: 1_000n, mode: 'ExactOut' }))).toThrow(InsufficientLiquidityError);
+    expect(() => findBestRoute(g, req({ amount: 5_000n, mode: 'ExactOut' }))).toThrow('insufficient liquidity');
+    // an input so small nothing comes out
+    expect(() => findBestRoute(g, req({ amount: 1n }))).toThrow(InsufficientLiquidityError);
+    // a path longer than maxHops is "no route"
+    const chain = graphOf([new FakePool('ab', A, B, 1_000_000n, 1_000_000n), new FakePool('bc', B, C, 1_000_000n, 1_000_000n)]);
+    expect(() => findBestRoute(chain, req({ outputMint: C, maxHops: 1 }))).toThrow(NoRouteError);
+    expect(findBestRoute(chain, req({ outputMint: C, maxHops: 2 })).hops).toHaveLength(2);
+  });
+
+  it('property: more liquidity in a pool never lowers the best output (ExactIn) nor raises the input (ExactOut)', () => {
+    const tokens = [A, B, C, D, E];
+    const poolArb = fc.record({
+      a: fc.integer({ min: 0, max: 4 }),
+      b: fc.integer({ min: 0, max: 4 }),
+      ra: fc.bigInt({ min: 1_000n, max: 10n ** 12n }),
+      rb: fc.bigInt({ min: 1_000n, max: 10n ** 12n }),
+      fee: fc.integer({ min: 0, max: 100 }),
+    });
+    fc.assert(
+      fc.property(
+        fc.array(poolArb, { minLength: 1, maxLength: 7 }),
+        fc.nat(),
+        fc.integer({ min: 2, max: 50 }),
+        fc.bigInt({ min: 1n, max: 10n ** 9n }),
+        fc.constantFrom<'ExactIn' | 'ExactOut'>('ExactIn', 'ExactOut'),
+        (specs, which, factor, amount, mode) => {
+          const valid = specs.filter((s) => s.a !== s.b);
+          if (valid.length === 0) return;
+          const make = (boost: number) =>
+            valid.map((s, i) => {
+              const f = i === boost ? BigInt(factor) : 1n;
+              return new FakePool(`p${i}`, tokens[s.a], tokens[s.b], s.ra * f, s.rb * f, s.fee);
+            });
+          const boosted = which % valid.length;
+          const request = req({ inputMint: tokens[valid[0].a], outputMint: tokens[valid[0].b], amount, mode });
+          let before;
+          try {
+            before = findBestRoute(graphOf(make(-1)), request);
+          } catch (e) {
+            if (e instanceof InsufficientLiquidityError) return;
+            throw e;
+          }
+          const after = findBestRoute(graphOf(make(boosted)), request);
+          if (mode === 'ExactIn') expect(after.amountOut).toBeGreaterThanOrEqual(before.amountOut);
+          else expect(after.amountIn).toBeLessThanOrEqual(before.amountIn);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
