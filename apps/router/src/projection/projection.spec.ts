@@ -1,0 +1,169 @@
+import { findBestRoute } from '../../../../libs/amm/src/routing/route-search';
+import { CpmmPool } from '../../../../libs/amm/src/programs/raydium-cpmm/pool';
+import { encodePoolUpdate, type PoolUpdate } from '../../../../libs/contracts/src/pool-update';
+import { MINTS, PROGRAM_IDS } from '../../../../libs/solana/src/programs';
+import { decodeCpmmPoolState, encodeCpmmPoolState } from '../../../../libs/solana/src/raydium-cpmm';
+import { decodeTokenAccount, encodeTokenAccount } from '../../../../libs/solana/src/spl-token';
+import { SimMarket } from '../../../ingestor/src/sim/market';
+import { Projection, type ProjectionRecord } from './projection';
+import { poolState, tokenAccount } from './raydium-cpmm.module';
+
+function records(updates: PoolUpdate[], from = 0): ProjectionRecord[] {
+  return updates.map((u, i) => ({ partition: 0, offset: String(from + i), value: encodePoolUpdate(u) }));
+}
+
+function fresh(pools = 12, tokens = 8) {
+  const market = new SimMarket({ seed: 7, pools, tokens, swapsPerSlot: 6 });
+  const genesis = market.genesis();
+  const p = new Projection();
+  p.applyBatch(records(genesis));
+  return { market, genesis, p };
+}
+
+describe('Projection', () => {
+  it('applies a simulated genesis: every pool routable, decimals from the mints, positions and slot', () => {
+    const { market, genesis, p } = fresh();
+    const stats = p.stats;
+    expect(stats.applied).toBe(genesis.length);
+    expect(stats.rejected).toBe(0);
+    expect(stats.pools).toBe(market.pools.length);
+    expect(stats.routablePools).toBe(market.pools.length);
+    expect(p.positions).toEqual({ '0': String(genesis.length - 1) });
+    expect(p.slot).toBe(market.startSlot);
+    for (const t of market.tokens) expect(p.decimals(t.mint)).toBe(t.decimals);
+    for (const sp of market.pools) {
+      const pool = p.pool(sp.address) as CpmmPool;
+      expect(pool).toBeInstanceOf(CpmmPool);
+      expect(pool.vault0Amount).toBe(sp.vault0);
+      expect(pool.vault1Amount).toBe(sp.vault1);
+      expect(p.poolsOf(sp.state.token0Mint)).toContain(pool);
+      expect(p.poolsOf(sp.state.token1Mint)).toContain(pool);
+    }
+    const tokens = p.tokens();
+    expect(tokens.reduce((n, t) => n + t.pools, 0)).toBe(2 * market.pools.length);
+    expect(p.markets().every((m) => m.routable && m.label === 'Raydium CPMM')).toBe(true);
+  });
+
+  it('re-materialises exactly the pool whose vault changed', () => {
+    const { market, genesis, p } = fresh();
+    const sp = market.pools[0];
+    const others = market.pools.slice(1).map((x) => p.pool(x.address));
+    const before = p.pool(sp.address) as CpmmPool;
+    const version = p.topologyVersion;
+    const vault = genesis.find((u) => u.address === sp.state.token0Vault)!;
+    const acc = decodeTokenAccount(vault.data!, vault.owner);
+    const bumped: PoolUpdate = { ...vault, slot: vault.slot + 5, data: encodeTokenAccount({ ...acc, amount: acc.amount + 1_000_000n }) };
+    p.apply({ partition: 0, offset: String(genesis.length), value: encodePoolUpdate(bumped) });
+    const after = p.pool(sp.address) as CpmmPool;
+    expect(after).not.toBe(before);
+    expect(after.vault0Amount).toBe(sp.vault0 + 1_000_000n);
+    expect(after.slot).toBe(vault.slot + 5);
+    expect(p.slot).toBe(vault.slot + 5);
+    market.pools.slice(1).forEach((x, i) => expect(p.pool(x.address)).toBe(others[i])); // untouched: same objects
+    expect(p.topologyVersion).toBe(version); // reserves only: the graph shape is unchanged
+    expect(p.positions).toEqual({ '0': String(genesis.length) });
+  });
+
+  it('an unknown schema version or a malformed body is rejected with its reason, counted, and not applied', () => {
+    const { genesis, p } = fresh();
+    const stateBefore = JSON.stringify(p.markets());
+    const vault = genesis.find((u) => u.owner === PROGRAM_IDS.token && u.data!.length === 165)!;
+    const wire = JSON.parse(encodePoolUpdate({ ...vault, data: Buffer.alloc(165) }).toString());
+    const r1 = p.apply({ partition: 0, offset: '1000', value: Buffer.from(JSON.stringify({ ...wire, v: 2 })) });
+    expect(r1).toEqual({ applied: false, reason: expect.stringMatching(/unsupported schema version 2/) });
+    const r2 = p.apply({ partition: 0, offset: '1001', value: Buffer.from('{not json') });
+    expect(r2).toEqual({ applied: false, reason: 'malformed record: not JSON' });
+    const r3 = p.apply({ partition: 0, offset: '1002', value: Buffer.from(JSON.stringify({ ...wire, address: 'nope' })) });
+    expect(r3.applied).toBe(false);
+    const stats = p.stats;
+    expect(stats.rejected).toBe(3);
+    expect(stats.applied).toBe(genesis.length);
+    expect(Object.values(stats.rejectedReasons).reduce((a, b) => a + b, 0)).toBe(3);
+    expect(stats.lastRejection).toMatch(/offset 1002/);
+    expect(JSON.stringify(p.markets())).toBe(stateBefore);
+    expect(p.positions).toEqual({ '0': String(genesis.length - 1) }); // last APPLIED record
+    expect(p.processed).toEqual({ '0': '1002' });
+  });
+
+  it('a pool with a missing dependency is unroutable with the reason; it becomes routable when the account arrives', () => {
+    const market = new SimMarket({ seed: 7, pools: 12, tokens: 8, swapsPerSlot: 6 });
+    const genesis = market.genesis();
+    const sp = market.pools[3];
+    const withoutVault = genesis.filter((u) => u.address !== sp.state.token1Vault);
+    const p = new Projection();
+    p.applyBatch(records(withoutVault));
+    expect(p.pool(sp.address)).toBeUndefined();
+    const m = p.markets().find((x) => x.address === sp.address)!;
+    expect(m).toMatchObject({ routable: false, mintA: sp.state.token0Mint, mintB: sp.state.token1Mint });
+    expect(m.reason).toBe(`missing token1 vault account ${sp.state.token1Vault}`);
+    expect(p.poolsOf(sp.state.token1Mint)).not.toContainEqual(expect.objectContaining({ address: sp.address }));
+    const version = p.topologyVersion;
+    p.applyBatch(records(genesis.filter((u) => u.address === sp.state.token1Vault), withoutVault.length));
+    expect(p.pool(sp.address)).toBeDefined();
+    expect(p.topologyVersion).toBeGreaterThan(version);
+    expect(p.markets().find((x) => x.address === sp.address)!.routable).toBe(true);
+  });
+
+  it('undecodable and closed accounts: the pool carries the reason or leaves', () => {
+    const { market, genesis, p } = fresh();
+    const sp = market.pools[1];
+    let off = genesis.length;
+    const cfg = genesis.find((u) => u.address === sp.state.ammConfig)!;
+    p.apply({ partition: 0, offset: off++, value: encodePoolUpdate({ ...cfg, data: Buffer.alloc(236) }) });
+    const m = p.markets().find((x) => x.address === sp.address)!;
+    expect(m.routable).toBe(false);
+    expect(m.reason).toMatch(/undecodable AmmConfig: .*wrong discriminator/);
+    const mint = genesis.find((u) => u.address === sp.state.token0Mint)!;
+    p.apply({ partition: 0, offset: off++, value: encodePoolUpdate({ ...mint, data: null }) });
+    expect(p.decimals(sp.state.token0Mint)).toBeUndefined();
+    // closing the pool account removes the pool
+    const poolUpd = genesis.find((u) => u.address === sp.address)!;
+    p.apply({ partition: 0, offset: off++, value: encodePoolUpdate({ ...poolUpd, data: null }) });
+    expect(p.markets().find((x) => x.address === sp.address)).toBeUndefined();
+  });
+
+  it('the delta decoders agree with the full decoders', () => {
+    const market = new SimMarket({ seed: 11, pools: 20, tokens: 8, swapsPerSlot: 40 });
+    const p = new Projection();
+    let off = 0;
+    p.applyBatch(records(market.genesis(), off));
+    off = p.stats.applied;
+    for (let i = 0; i < 30; i++) {
+      const step = market.step();
+      p.applyBatch(records(step, off));
+      off += step.length;
+      for (const u of step) {
+        const acc = p.account(u.address)!;
+        if (u.owner === PROGRAM_IDS.raydiumCpmm) expect(poolState(acc)).toEqual(decodeCpmmPoolState(u.data!, u.owner, u.address));
+        else expect(tokenAccount(acc)).toEqual(decodeTokenAccount(u.data!, u.owner, u.address));
+      }
+    }
+    // and a pool-state change in the keys region goes through the full decoder
+    const sp = market.pools[0];
+    const foreign = market.pools.find((x) => x.state.token0Mint !== sp.state.token0Mint)!.state.token0Vault;
+    const changed = { ...decodeCpmmPoolState(p.account(sp.address)!.data), token0Vault: foreign };
+    p.apply({ partition: 0, offset: off, value: encodePoolUpdate({ slot: 1, address: sp.address, owner: PROGRAM_IDS.raydiumCpmm, lamports: 1n, data: encodeCpmmPoolState(changed), source: 't' }) });
+    expect(poolState(p.account(sp.address)!).token0Vault).toBe(foreign);
+    expect(p.markets().find((m) => m.address === sp.address)!.reason).toMatch(/vault .* holds mint/);
+  });
+
+  it('is deterministic: the same records give the same state and the same quotes', () => {
+    const market = new SimMarket({ seed: 5, pools: 60, tokens: 16, swapsPerSlot: 10 });
+    const all = [...market.genesis()];
+    for (let i = 0; i < 20; i++) all.push(...market.step());
+    const recs = records(all);
+    const a = new Projection();
+    const b = new Projection();
+    a.applyBatch(recs);
+    for (let i = 0; i < recs.length; i += 37) b.applyBatch(recs.slice(i, i + 37)); // other batching, reads in between
+    expect(JSON.stringify(a.markets())).toBe(JSON.stringify(b.markets()));
+    expect(a.tokens()).toEqual(b.tokens());
+    expect(a.positions).toEqual(b.positions);
+    expect(a.slot).toBe(b.slot);
+    const quote = (p: Projection, mode: 'ExactIn' | 'ExactOut') => {
+      const r = findBestRoute(p, { inputMint: MINTS.SOL, outputMint: MINTS.USDC, amount: 2_000_000n, mode, maxHops: 4 });
+      return [r.amountIn, r.amountOut, r.hops.map((h) => h.pool.address)];
+    };
+    for (const mode of ['ExactIn', 'ExactOut'] as const) expect(quote(a, mode)).toEqual(quote(b, mode));
+  });
+});
