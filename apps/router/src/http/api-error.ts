@@ -1,0 +1,88 @@
+import {
+  ArgumentsHost,
+  Catch,
+  HttpException,
+  HttpStatus,
+  Logger,
+  ValidationPipe,
+  type ExceptionFilter,
+  type ValidationError,
+} from '@nestjs/common';
+import type { Response } from 'express';
+import { InsufficientLiquidityError, NoPoolError, NoRouteError } from '../../../../libs/amm/src/routing/route-search';
+
+/** An error with the API's error text and HTTP status; rendered as {success:false, error}. */
+export class ApiError extends HttpException {
+  constructor(status: number, readonly error: string) {
+    super({ success: false, error }, status);
+  }
+}
+
+/** the error text for a same-mint quote (a choice of this service; documented in the OpenAPI) */
+export const SAME_MINT_ERROR = 'inputMint and outputMint must differ';
+
+/**
+ * Validation pipe for API DTOs: the first invalid property in `order` (then any other) becomes
+ * `invalid <property>` with 400.
+ */
+export function createApiValidationPipe(order: readonly string[] = []): ValidationPipe {
+  return new ValidationPipe({
+    transform: true,
+    whitelist: false,
+    forbidUnknownValues: false,
+    stopAtFirstError: true,
+    exceptionFactory: (errors: ValidationError[]) => {
+      const props = errors.map((e) => e.property);
+      const first = order.find((p) => props.includes(p)) ?? props[0] ?? 'parameters';
+      return new ApiError(HttpStatus.BAD_REQUEST, `invalid ${first}`);
+    },
+  });
+}
+
+/** route errors → API errors (API.md §7) */
+export function toApiError(e: unknown): ApiError | null {
+  if (e instanceof NoRouteError) return new ApiError(HttpStatus.NOT_FOUND, 'no route found');
+  if (e instanceof NoPoolError) return new ApiError(HttpStatus.NOT_FOUND, 'no pool found');
+  if (e instanceof InsufficientLiquidityError) return new ApiError(HttpStatus.BAD_REQUEST, 'insufficient liquidity');
+  return null;
+}
+
+const STATUS_TEXT: Record<number, string> = {
+  400: 'bad request',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not found',
+  405: 'method not allowed',
+  413: 'payload too large',
+  415: 'unsupported media type',
+  429: 'rate limit exceeded',
+};
+
+/**
+ * Every HTTP error as the envelope {success:false, error}: ApiErrors keep their text, other
+ * HttpExceptions get a short lower-case text for their status, anything else is 500
+ * `internal error` (logged). Never Nest's default error body.
+ */
+@Catch()
+export class ApiExceptionFilter implements ExceptionFilter {
+  private readonly logger = new Logger('ApiExceptionFilter');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    if (host.getType() !== 'http') throw exception;
+    const res = host.switchToHttp().getResponse<Response>();
+    if (res.headersSent) return;
+    const mapped = exception instanceof ApiError ? exception : toApiError(exception);
+    if (mapped) {
+      res.status(mapped.getStatus()).json({ success: false, error: mapped.error });
+      return;
+    }
+    if (exception instanceof HttpException) {
+      const status = exception.getStatus();
+      if (status >= 500) this.logger.error(exception.message);
+      res.status(status).json({ success: false, error: status >= 500 ? 'internal error' : (STATUS_TEXT[status] ?? 'bad request') });
+      return;
+    }
+    this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
+    res.status(HttpStatus.INTERNAL_SERVER_ERROR).json({ success: false, error: 'internal error' });
+  }
+}

@@ -1,0 +1,91 @@
+/** Response shapes for the OpenAPI document (documentation only; the services return plain objects). */
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+
+export class RouteInfoDto {
+  @ApiProperty() poolAddress!: string;
+  @ApiProperty({ description: 'liquidity pool type label, e.g. "Raydium CPMM"' }) poolType!: string;
+  @ApiProperty({ type: 'integer', example: 100 }) percent!: number;
+  @ApiProperty() inputMint!: string;
+  @ApiProperty() outputMint!: string;
+}
+
+export class QuoteResponseDto {
+  @ApiProperty() inputMint!: string;
+  @ApiProperty() outputMint!: string;
+  @ApiProperty({ description: 'input amount, smallest units' }) amountIn!: string;
+  @ApiProperty({ description: 'output amount, smallest units' }) amountOut!: string;
+  @ApiProperty({
+    type: 'integer',
+    description:
+      'price impact in bps: 1 − (amountOut/amountIn) / (Π spot prices × Π (1 − fee)), spot = marginal pre-fee price of each hop; rounded to whole bps',
+  })
+  priceImpactBps!: number;
+  @ApiProperty({ example: '0.12' }) priceImpactPercent!: string;
+  @ApiProperty({ enum: ['none', 'low', 'moderate', 'high', 'extreme'], description: 'none <10 bps, low <100, moderate <300, high ≤500, extreme >500' })
+  priceImpactSeverity!: string;
+  @ApiPropertyOptional({ description: 'empty when the impact is negligible (severity none)' }) priceImpactWarning!: string;
+  @ApiProperty({ type: 'integer', description: 'sum of the pool fees over the hops, bps' }) feeBps!: number;
+  @ApiProperty({ type: [RouteInfoDto] }) routes!: RouteInfoDto[];
+  @ApiProperty({ type: [String] }) routePath!: string[];
+  @ApiProperty({ type: 'integer' }) hopCount!: number;
+  @ApiProperty({ description: 'ExactIn: floor(amountOut × (10000 − slippageBps) / 10000); ExactOut: ceil(amountIn × (10000 + slippageBps) / 10000)' })
+  otherAmountThreshold!: string;
+  @ApiProperty({ type: 'integer', description: 'provenance: highest slot of the state the quote was computed from' }) contextSlot!: number;
+  @ApiProperty({
+    type: 'object',
+    additionalProperties: { type: 'string' },
+    description: 'provenance: offset of the last applied pool-updates record per partition',
+  })
+  logPosition!: Record<string, string>;
+}
+
+export class QuoteEnvelopeDto {
+  @ApiProperty({ example: true }) success!: boolean;
+  @ApiProperty({ type: QuoteResponseDto }) data!: QuoteResponseDto;
+}
+
+export class ErrorEnvelopeDto {
+  @ApiProperty({ example: false }) success!: boolean;
+  @ApiProperty({ example: 'invalid inputMint' }) error!: string;
+}
+
+export class TokenDto {
+  @ApiProperty() mint!: string;
+  @ApiProperty({ type: 'integer', nullable: true }) decimals!: number | null;
+  @ApiProperty({ type: 'integer', description: 'routable pools trading the mint' }) pools!: number;
+}
+
+export class TokensDataDto {
+  @ApiProperty({ type: [TokenDto] }) tokens!: TokenDto[];
+}
+
+export class TokensEnvelopeDto {
+  @ApiProperty({ example: true }) success!: boolean;
+  @ApiProperty({ type: TokensDataDto }) data!: TokensDataDto;
+}
+
+export class MarketDto {
+  @ApiProperty() address!: string;
+  @ApiProperty() programId!: string;
+  @ApiProperty({ enum: ['concentrated-liquidity', 'constant-product', 'bonding-curve'] }) kind!: string;
+  @ApiProperty() label!: string;
+  @ApiProperty({ nullable: true, type: String }) mintA!: string | null;
+  @ApiProperty({ nullable: true, type: String }) mintB!: string | null;
+  @ApiProperty({ type: 'integer' }) lastSlot!: number;
+  @ApiProperty() routable!: boolean;
+  @ApiPropertyOptional({ description: 'why the pool is not routable' }) reason?: string;
+}
+
+export class MarketsDataDto {
+  @ApiProperty({ type: [MarketDto] }) markets!: MarketDto[];
+}
+
+export class MarketsEnvelopeDto {
+  @ApiProperty({ example: true }) success!: boolean;
+  @ApiProperty({ type: MarketsDataDto }) data!: MarketsDataDto;
+}
+
+export class HealthDto {
+  @ApiProperty({ enum: ['ok', 'unavailable'] }) status!: string;
+  @ApiPropertyOptional() reason?: string;
+}

@@ -1,0 +1,108 @@
+import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { TOPICS } from '../../../../libs/contracts/src/topics';
+import { LOG_PORT, type LogPort, type LogRecord, type Positions, type Subscription } from '../../../../libs/log/src/log.port';
+import { Projection } from './projection';
+
+export interface ProjectionHealth {
+  ok: boolean;
+  reason?: string;
+}
+
+/** a projection that lags the log and has not advanced for this long is "stalled" */
+const STALL_MS = 30_000;
+
+/**
+ * Owns the router's Projection: on module init it ensures `pool-updates` exists and subscribes
+ * from the beginning WITHOUT a consumer group (every router rebuilds its whole state), applying
+ * each batch. Ready = caught up with the end positions read at start.
+ */
+@Injectable()
+export class ProjectionService implements OnModuleInit, OnModuleDestroy {
+  readonly projection = new Projection();
+  private readonly logger = new Logger('ProjectionService');
+  private subscription: Subscription | null = null;
+  private startEnd: Positions = {};
+  /** next offset to read per partition (last processed + 1) */
+  private readonly next: Record<string, bigint> = {};
+  private ready = false;
+  private failure: Error | null = null;
+  private lastProgressAt = Date.now();
+  private readyWaiters: Array<() => void> = [];
+
+  constructor(@Inject(LOG_PORT) private readonly log: LogPort) {}
+
+  async onModuleInit(): Promise<void> {
+    await this.log.ensureTopic(TOPICS.poolUpdates);
+    this.startEnd = await this.log.endPositions(TOPICS.poolUpdates);
+    this.checkReady();
+    this.subscription = await this.log.subscribe(
+      TOPICS.poolUpdates,
+      {
+        from: 'beginning',
+        maxBatch: 5000,
+        onError: (e) => {
+          this.failure = e;
+          this.logger.error(`pool-updates subscription stopped: ${e.message}`);
+        },
+      },
+      (records) => this.applyBatch(records),
+    );
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    const s = this.subscription;
+    this.subscription = null;
+    if (s) await s.close();
+  }
+
+  private applyBatch(records: LogRecord[]): void {
+    for (const r of records) {
+      const outcome = this.projection.apply(r);
+      if (!outcome.applied) this.logger.warn(`rejected pool-updates record ${r.partition}/${r.offset}: ${outcome.reason}`);
+      this.next[String(r.partition)] = BigInt(r.offset) + 1n;
+    }
+    if (records.length > 0) this.lastProgressAt = Date.now();
+    this.checkReady();
+  }
+
+  private caughtUpWith(end: Positions): boolean {
+    for (const [partition, offset] of Object.entries(end)) {
+      const target = BigInt(offset);
+      if (target > 0n && (this.next[partition] ?? 0n) < target) return false;
+    }
+    return true;
+  }
+
+  private checkReady(): void {
+    if (this.ready || !this.caughtUpWith(this.startEnd)) return;
+    this.ready = true;
+    const s = this.projection.stats;
+    this.logger.log(`projection caught up: ${s.applied} records applied, ${s.rejected} rejected, ${s.routablePools}/${s.pools} pools routable, ${s.tokens} tokens`);
+    for (const w of this.readyWaiters.splice(0)) w();
+  }
+
+  /** caught up with the log end read at start */
+  get isReady(): boolean {
+    return this.ready;
+  }
+
+  /** resolves once the projection has caught up with the log end read at start */
+  whenReady(): Promise<void> {
+    return this.ready ? Promise.resolve() : new Promise((resolve) => this.readyWaiters.push(resolve));
+  }
+
+  /** healthy: log reachable, subscription running, caught up, and not stalled behind the log */
+  async health(): Promise<ProjectionHealth> {
+    const reachable = await this.log.ping().catch(() => false);
+    if (!reachable) return { ok: false, reason: 'log unreachable' };
+    if (this.failure) return { ok: false, reason: `projection stopped: ${this.failure.message}` };
+    if (!this.subscription) return { ok: false, reason: 'projection not subscribed' };
+    if (!this.ready) return { ok: false, reason: 'projection catching up with the log' };
+    const end = await this.log.endPositions(TOPICS.poolUpdates).catch(() => null);
+    if (end === null) return { ok: false, reason: 'log unreachable' };
+    if (!this.caughtUpWith(end) && Date.now() - this.lastProgressAt > STALL_MS) {
+      return { ok: false, reason: `projection stalled: no progress for ${Math.round((Date.now() - this.lastProgressAt) / 1000)} s` };
+    }
+    return { ok: true };
+  }
+}
