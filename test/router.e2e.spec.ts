@@ -1,0 +1,335 @@
+/**
+ * Router end to end: a real EmbeddedLog in a temp dir filled with a simulated market, the
+ * RouterModule app on an ephemeral port, real HTTP requests.
+ */
+import 'reflect-metadata';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { INestApplication } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { SimMarket } from '../apps/ingestor/src/sim/market';
+import { configureHttpApp } from '../apps/router/src/http-app';
+import { SAME_MINT_ERROR } from '../apps/router/src/http/api-error';
+import { ProjectionService } from '../apps/router/src/projection/projection.service';
+import { RouterModule } from '../apps/router/src/router.module';
+import { loadConfig } from '../libs/config/src/config';
+import { APP_CONFIG } from '../libs/config/src/config.module';
+import { encodePoolUpdate, type PoolUpdate } from '../libs/contracts/src/pool-update';
+import { TOPICS } from '../libs/contracts/src/topics';
+import { EmbeddedLog } from '../libs/log/src/embedded/embedded-log';
+import { LOG_PORT, type LogPort } from '../libs/log/src/log.port';
+import { base58Encode } from '../libs/solana/src/base58';
+import { MINTS, PROGRAM_IDS } from '../libs/solana/src/programs';
+import { cpmmAuthority, encodeCpmmPoolState } from '../libs/solana/src/raydium-cpmm';
+import { decodeTokenAccount, encodeMint, encodeTokenAccount } from '../libs/solana/src/spl-token';
+
+const key = (byte: number): string => base58Encode(Buffer.alloc(32, byte));
+
+describe('router e2e', () => {
+  let dir: string;
+  let log: EmbeddedLog;
+  let app: INestApplication;
+  let base: string;
+  let market: SimMarket;
+  // an island: a pool between two mints nobody else trades, and a pool with a missing vault
+  const islandX = key(7);
+  const islandY = key(8);
+  const islandPool = key(11);
+  const brokenPool = key(12);
+  const missingVault = key(13);
+
+  async function append(updates: PoolUpdate[]): Promise<void> {
+    await log.append(
+      TOPICS.poolUpdates,
+      updates.map((u) => ({ key: u.address, value: encodePoolUpdate(u) })),
+    );
+  }
+
+  async function get(p: string): Promise<{ status: number; body: any }> {
+    const res = await fetch(base + p);
+    const text = await res.text();
+    return { status: res.status, body: text.length ? JSON.parse(text) : null };
+  }
+
+  const quote = (q: Record<string, string>) => get(`/api/v1/quote?${new URLSearchParams(q).toString()}`);
+
+  function islandUpdates(slot: number): PoolUpdate[] {
+    const tmpl = market.pools[0].state;
+    const vault = (address: string, mint: string): PoolUpdate => ({
+      slot,
+      address,
+      owner: PROGRAM_IDS.token,
+      lamports: 2_039_280n,
+      data: encodeTokenAccount({
+        mint,
+        owner: cpmmAuthority(),
+        amount: 1_000_000_000_000n,
+        delegate: null,
+        state: 'initialized',
+        isNative: null,
+        delegatedAmount: 0n,
+        closeAuthority: null,
+      }),
+      source: 'test',
+    });
+    const mint = (address: string): PoolUpdate => ({
+      slot,
+      address,
+      owner: PROGRAM_IDS.token,
+      lamports: 1_461_600n,
+      data: encodeMint({ mintAuthority: null, supply: 10n ** 15n, decimals: 6, isInitialized: true, freezeAuthority: null }),
+      source: 'test',
+    });
+    const zeroFees = {
+      protocolFeesToken0: 0n,
+      protocolFeesToken1: 0n,
+      fundFeesToken0: 0n,
+      fundFeesToken1: 0n,
+      creatorFeesToken0: 0n,
+      creatorFeesToken1: 0n,
+      status: 0,
+    };
+    const pool = (address: string, v0: string, v1: string): PoolUpdate => ({
+      slot,
+      address,
+      owner: PROGRAM_IDS.raydiumCpmm,
+      lamports: 5_324_400n,
+      data: encodeCpmmPoolState({ ...tmpl, ...zeroFees, token0Mint: islandX, token1Mint: islandY, token0Vault: v0, token1Vault: v1, mint0Decimals: 6, mint1Decimals: 6 }),
+      source: 'test',
+    });
+    return [mint(islandX), mint(islandY), vault(key(9), islandX), vault(key(10), islandY), pool(islandPool, key(9), key(10)), pool(brokenPool, key(9), missingVault)];
+  }
+
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'router-e2e-'));
+    market = new SimMarket({ seed: 21, pools: 60, tokens: 20, swapsPerSlot: 6 });
+    log = new EmbeddedLog({ dataDir: dir });
+    await log.ensureTopic(TOPICS.poolUpdates);
+    await append(market.genesis());
+    for (let i = 0; i < 5; i++) await append(market.step());
+    await append(islandUpdates(market.slot));
+
+    const config = { ...loadConfig({ DATA_DIR: dir, PORT: '0' }), port: 0 };
+    const moduleRef = await Test.createTestingModule({ imports: [RouterModule] })
+      .overrideProvider(APP_CONFIG)
+      .useValue(config)
+      .compile();
+    app = moduleRef.createNestApplication({ logger: ['error'] });
+    configureHttpApp(app);
+    await app.listen(0, '127.0.0.1');
+    const addr = app.getHttpServer().address();
+    base = `http://127.0.0.1:${addr.port}`;
+    await app.get(ProjectionService).whenReady();
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    await log?.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('GET /health → 200 {status:"ok"} once caught up', async () => {
+    const r = await get('/health');
+    expect(r).toEqual({ status: 200, body: { status: 'ok' } });
+  });
+
+  it('an ExactIn quote SOL → USDC with every QuoteResponse field', async () => {
+    const r = await quote({ inputMint: MINTS.SOL, outputMint: MINTS.USDC, amount: '1000000000', swapMode: 'ExactIn' });
+    expect(r.status).toBe(200);
+    expect(r.body.success).toBe(true);
+    const d = r.body.data;
+    expect(d).toMatchObject({ inputMint: MINTS.SOL, outputMint: MINTS.USDC, amountIn: '1000000000' });
+    expect(d.amountOut).toMatch(/^[1-9][0-9]*$/);
+    // SOL is worth ~150 USD: 1 SOL → at least ~100 USDC (6 decimals). No upper bound: the
+    // simulated market has real arbitrage loops (reserves clamped at 1e17 misprice a few pools)
+    expect(Number(d.amountOut)).toBeGreaterThan(100e6);
+    expect(d.routePath[0]).toBe(MINTS.SOL);
+    expect(d.routePath[d.routePath.length - 1]).toBe(MINTS.USDC);
+    expect(d.hopCount).toBe(d.routes.length);
+    expect(d.routePath).toHaveLength(d.hopCount + 1);
+    for (const [i, h] of d.routes.entries()) {
+      expect(h).toEqual({ poolAddress: expect.any(String), poolType: 'Raydium CPMM', percent: 100, inputMint: d.routePath[i], outputMint: d.routePath[i + 1] });
+    }
+    expect(Number.isInteger(d.priceImpactBps)).toBe(true);
+    expect(d.priceImpactPercent).toBe((d.priceImpactBps / 100).toFixed(2));
+    expect(['none', 'low', 'moderate', 'high', 'extreme']).toContain(d.priceImpactSeverity);
+    expect(typeof d.priceImpactWarning).toBe('string');
+    expect(Number.isInteger(d.feeBps)).toBe(true);
+    expect(d.otherAmountThreshold).toBe(((BigInt(d.amountOut) * 9950n) / 10000n).toString());
+    expect(d.contextSlot).toBe(market.slot);
+    expect(d.logPosition).toEqual({ '0': expect.stringMatching(/^\d+$/) });
+  });
+
+  it('a direct quote: the island pair has exactly one pool', async () => {
+    const r = await quote({ inputMint: islandX, outputMint: islandY, amount: '1000000', swapMode: 'ExactIn', slippageBps: '0' });
+    expect(r.status).toBe(200);
+    const d = r.body.data;
+    expect(d.hopCount).toBe(1);
+    expect(d.routePath).toEqual([islandX, islandY]);
+    expect(d.routes).toEqual([{ poolAddress: islandPool, poolType: 'Raydium CPMM', percent: 100, inputMint: islandX, outputMint: islandY }]);
+    // 1e6 into 1e12 / 1e12 at the template's fee: output just under 1e6 minus the fee
+    expect(BigInt(d.amountOut)).toBeLessThan(1_000_000n);
+    expect(BigInt(d.amountOut)).toBeGreaterThan(900_000n);
+    expect(d.otherAmountThreshold).toBe(d.amountOut);
+    expect(d.feeBps).toBeGreaterThan(0);
+  });
+
+  it('a multi-hop quote between two tokens without a common pool', async () => {
+    const pairs = new Set(market.pools.map((p) => `${p.state.token0Mint}|${p.state.token1Mint}`));
+    const direct = (a: string, b: string) => pairs.has(`${a}|${b}`) || pairs.has(`${b}|${a}`);
+    const generated = market.tokens.slice(3).map((t) => t.mint);
+    let pair: [string, string] | null = null;
+    for (const a of generated) for (const b of generated) if (!pair && a !== b && !direct(a, b)) pair = [a, b];
+    expect(pair).not.toBeNull();
+    const [a, b] = pair!;
+    const t = market.tokens.find((x) => x.mint === a)!;
+    const amount = BigInt(Math.ceil((100 / t.priceUsd) * 10 ** t.decimals)); // about 100 USD
+    const r = await quote({ inputMint: a, outputMint: b, amount: amount.toString(), swapMode: 'ExactIn', slippageBps: '100' });
+    expect(r.status).toBe(200);
+    expect(r.body.data.hopCount).toBeGreaterThanOrEqual(2);
+    expect(r.body.data.routePath).toHaveLength(r.body.data.hopCount + 1);
+    expect(new Set(r.body.data.routePath).size).toBe(r.body.data.routePath.length);
+    expect(r.body.data.otherAmountThreshold).toBe(((BigInt(r.body.data.amountOut) * 9900n) / 10000n).toString());
+  });
+
+  it('ExactOut: delivers at least the requested output; threshold is the max input', async () => {
+    const r = await quote({ inputMint: MINTS.USDC, outputMint: MINTS.SOL, amount: '500000000', swapMode: 'ExactOut', slippageBps: '30' });
+    expect(r.status).toBe(200);
+    const d = r.body.data;
+    expect(BigInt(d.amountOut)).toBeGreaterThanOrEqual(500000000n);
+    expect(d.otherAmountThreshold).toBe(((BigInt(d.amountIn) * 10030n + 9999n) / 10000n).toString());
+  });
+
+  it('every quote error with its status and the envelope, in the order of the API table', async () => {
+    const ok = { inputMint: MINTS.SOL, outputMint: MINTS.USDC, amount: '1000000', swapMode: 'ExactIn' };
+    const cases: Array<[Record<string, string>, number, string]> = [
+      [{ ...ok, inputMint: 'not-a-key' }, 400, 'invalid inputMint'],
+      [{ ...ok, inputMint: 'bad', outputMint: 'bad', amount: 'x', swapMode: 'y' }, 400, 'invalid inputMint'],
+      [{ outputMint: MINTS.USDC, amount: '1', swapMode: 'ExactIn' }, 400, 'invalid inputMint'],
+      [{ ...ok, outputMint: '0OIl' }, 400, 'invalid outputMint'],
+      [{ ...ok, outputMint: 'bad', amount: '-1', swapMode: 'nope' }, 400, 'invalid outputMint'],
+      [{ ...ok, amount: '0' }, 400, 'invalid amount'],
+      [{ ...ok, amount: '-5' }, 400, 'invalid amount'],
+      [{ ...ok, amount: '1.5' }, 400, 'invalid amount'],
+      [{ ...ok, amount: '18446744073709551616' }, 400, 'invalid amount'],
+      [{ ...ok, amount: 'abc', swapMode: 'nope' }, 400, 'invalid amount'],
+      [{ ...ok, swapMode: 'exactin' }, 400, 'invalid swapMode'],
+      [{ ...ok, swapMode: '' }, 400, 'invalid swapMode'],
+      [{ ...ok, slippageBps: '10001' }, 400, 'invalid slippageBps'],
+      [{ ...ok, slippageBps: '1.5' }, 400, 'invalid slippageBps'],
+      [{ ...ok, slippageBps: '-1' }, 400, 'invalid slippageBps'],
+      [{ ...ok, outputMint: MINTS.SOL }, 400, SAME_MINT_ERROR],
+      [{ ...ok, outputMint: PROGRAM_IDS.system }, 404, 'no pool found'],
+      [{ ...ok, inputMint: PROGRAM_IDS.system }, 404, 'no pool found'],
+      [{ ...ok, outputMint: islandX }, 404, 'no route found'],
+      [{ ...ok, amount: '18446744073709551615', swapMode: 'ExactOut' }, 400, 'insufficient liquidity'],
+    ];
+    for (const [q, status, error] of cases) {
+      const r = await quote(q);
+      expect({ q, status: r.status, body: r.body }).toEqual({ q, status, body: { success: false, error } });
+    }
+    // slippageBps at the bounds is fine
+    expect((await quote({ ...ok, slippageBps: '0' })).status).toBe(200);
+    expect((await quote({ ...ok, slippageBps: '10000' })).body.data.otherAmountThreshold).toBe('0');
+  });
+
+  it('unknown /api/v1 paths answer with the envelope, never a Nest default body', async () => {
+    expect(await get('/api/v1/nope')).toEqual({ status: 404, body: { success: false, error: 'not found' } });
+  });
+
+  it('GET /api/v1/tokens lists the graph with decimals and pool counts', async () => {
+    const r = await get('/api/v1/tokens');
+    expect(r.status).toBe(200);
+    expect(r.body.success).toBe(true);
+    const tokens: Array<{ mint: string; decimals: number; pools: number }> = r.body.data.tokens;
+    const usdc = tokens.find((t) => t.mint === MINTS.USDC)!;
+    expect(usdc.decimals).toBe(6);
+    expect(usdc.pools).toBeGreaterThan(0);
+    expect(tokens.find((t) => t.mint === islandX)).toEqual({ mint: islandX, decimals: 6, pools: 1 });
+    for (const t of market.tokens) expect(tokens.find((x) => x.mint === t.mint)?.decimals).toBe(t.decimals);
+  });
+
+  it('GET /api/v1/markets lists every pool, unroutable ones with their reason', async () => {
+    const r = await get('/api/v1/markets');
+    expect(r.status).toBe(200);
+    const markets: any[] = r.body.data.markets;
+    expect(markets).toHaveLength(market.pools.length + 2);
+    const sim = markets.find((m) => m.address === market.pools[0].address);
+    expect(sim).toEqual({
+      address: market.pools[0].address,
+      programId: PROGRAM_IDS.raydiumCpmm,
+      kind: 'constant-product',
+      label: 'Raydium CPMM',
+      mintA: market.pools[0].state.token0Mint,
+      mintB: market.pools[0].state.token1Mint,
+      lastSlot: expect.any(Number),
+      routable: true,
+    });
+    expect(markets.find((m) => m.address === brokenPool)).toMatchObject({
+      routable: false,
+      reason: `missing token1 vault account ${missingVault}`,
+      mintA: islandX,
+      mintB: islandY,
+    });
+  });
+
+  it('GET /api/docs-json documents /api/v1/quote with its parameters; /api/docs is served', async () => {
+    const r = await get('/api/docs-json');
+    expect(r.status).toBe(200);
+    const op = r.body.paths['/api/v1/quote'].get;
+    const params = op.parameters.map((p: any) => [p.name, p.in, p.required]);
+    expect(params).toEqual(
+      expect.arrayContaining([
+        ['inputMint', 'query', true],
+        ['outputMint', 'query', true],
+        ['amount', 'query', true],
+        ['swapMode', 'query', true],
+        ['slippageBps', 'query', false],
+      ]),
+    );
+    expect(r.body.paths['/health']).toBeDefined();
+    expect(r.body.paths['/api/v1/markets']).toBeDefined();
+    const page = await fetch(`${base}/api/docs`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toMatch(/swagger/i);
+  });
+
+  it('tails the log: a quote changes after a new pool update is appended', async () => {
+    const q = { inputMint: MINTS.SOL, outputMint: MINTS.USDC, amount: '1000000000', swapMode: 'ExactIn' };
+    const before = (await quote(q)).body.data;
+    const poolAddr = before.routes[before.routes.length - 1].poolAddress;
+    const sp = market.pools.find((p) => p.address === poolAddr)!;
+    const outVault = sp.state.token0Mint === MINTS.USDC ? sp.state.token0Vault : sp.state.token1Vault;
+    const vault = (await log.read(TOPICS.poolUpdates, 'beginning', 100_000))
+      .map((rec) => JSON.parse(rec.value.toString()))
+      .filter((v) => v.address === outVault)
+      .pop();
+    const data = Buffer.from(vault.data, 'base64');
+    const acc = decodeTokenAccount(data, vault.owner);
+    const slot = market.slot + 1;
+    await append([
+      {
+        slot,
+        address: outVault,
+        owner: vault.owner,
+        lamports: BigInt(vault.lamports),
+        data: encodeTokenAccount({ ...acc, amount: acc.amount * 2n }),
+        source: 'test',
+      },
+    ]);
+    let after = before;
+    for (let i = 0; i < 200 && after.amountOut === before.amountOut; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      after = (await quote(q)).body.data;
+    }
+    expect(BigInt(after.amountOut)).toBeGreaterThan(BigInt(before.amountOut));
+    expect(after.contextSlot).toBe(slot);
+    expect(BigInt(after.logPosition['0'])).toBeGreaterThan(BigInt(before.logPosition['0']));
+  });
+
+  it('GET /health → 503 {status:"unavailable", reason} once the log is unreachable (runs last)', async () => {
+    await app.get<LogPort>(LOG_PORT).close();
+    expect(await get('/health')).toEqual({ status: 503, body: { status: 'unavailable', reason: 'log unreachable' } });
+  });
+});
