@@ -156,6 +156,16 @@ function cpmmPda(seeds: Buffer[]): Buffer {
   return findProgramAddress(seeds, CPMM_PROGRAM_BYTES)[0];
 }
 
+/** the deepest USD depth a side of this token can take without passing MAX_RAW_RESERVE */
+function maxDepthUsd(t: { priceUsd: number; decimals: number }): number {
+  return (MAX_RAW_RESERVE / 10 ** t.decimals) * t.priceUsd;
+}
+
+/** the USD value of 10,000 smallest units of this token */
+function minDepthUsd(t: { priceUsd: number; decimals: number }): number {
+  return (10_000 / 10 ** t.decimals) * t.priceUsd;
+}
+
 function rawAmount(usd: number, priceUsd: number, decimals: number): bigint {
   const raw = Math.min(MAX_RAW_RESERVE, (usd / priceUsd) * 10 ** decimals);
   const floored = Math.floor(raw);
@@ -403,7 +413,12 @@ export class SimMarket {
       let mint = this.randomKey(rng);
       while (used.has(mint)) mint = this.randomKey(rng);
       used.add(mint);
-      add(mint, `SIM${i + 1}`, rng.pick(DECIMALS), rng.logUniform(1e-6, 5e4), false, rng.chance(0.4));
+      // the price range depends on the decimals so that one smallest unit is worth between
+      // 1e-13 and 1e-3 USD, as on chain: every pool side then fits u64 and keeps its price
+      const decimals = rng.pick(DECIMALS);
+      const low = Math.max(1e-6, 1e-13 * 10 ** decimals);
+      const high = Math.min(5e4, 1e-3 * 10 ** decimals);
+      add(mint, `SIM${i + 1}`, decimals, rng.logUniform(low, high), false, rng.chance(0.4));
     }
   }
 
@@ -502,8 +517,15 @@ export class SimMarket {
       const poolKey = cpmmPda([SEED.pool, tierKey[plan.tier], this.mintBytes[i0], this.mintBytes[i1]]);
       const address = base58Encode(poolKey);
       // the pool price starts a little off the latent price (up to ±0.5%)
-      const vault0 = rawAmount(plan.depthUsd * rng.range(0.995, 1.005), t0.priceUsd, t0.decimals);
-      const vault1 = rawAmount(plan.depthUsd, t1.priceUsd, t1.decimals);
+      // both sides are scaled together so that a capped side never skews the pool's price
+      // (and never so shallow that a side rounds to a handful of units)
+      const depthUsd = Math.max(
+        Math.min(plan.depthUsd, maxDepthUsd(t0), maxDepthUsd(t1)),
+        minDepthUsd(t0),
+        minDepthUsd(t1),
+      );
+      const vault0 = rawAmount(depthUsd * rng.range(0.995, 1.005), t0.priceUsd, t0.decimals);
+      const vault1 = rawAmount(depthUsd, t1.priceUsd, t1.decimals);
       const state: CpmmPoolState = {
         ammConfig: tier.address,
         poolCreator: this.randomKey(rng),
