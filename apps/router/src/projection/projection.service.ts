@@ -3,6 +3,9 @@ import { TOPICS } from '../../../../libs/contracts/src/topics';
 import { LOG_PORT, type LogPort, type LogRecord, type Positions, type Subscription } from '../../../../libs/log/src/log.port';
 import { Projection } from './projection';
 
+/** Called after each applied batch with the pools that changed (see Projection.drainChanged). */
+export type PoolsChangedListener = (changed: ReadonlySet<string>, slot: number) => void;
+
 export interface ProjectionHealth {
   ok: boolean;
   reason?: string;
@@ -28,6 +31,7 @@ export class ProjectionService implements OnModuleInit, OnModuleDestroy {
   private failure: Error | null = null;
   private lastProgressAt = Date.now();
   private readyWaiters: Array<() => void> = [];
+  private readonly listeners: PoolsChangedListener[] = [];
 
   constructor(@Inject(LOG_PORT) private readonly log: LogPort) {}
 
@@ -62,7 +66,30 @@ export class ProjectionService implements OnModuleInit, OnModuleDestroy {
       this.next[String(r.partition)] = BigInt(r.offset) + 1n;
     }
     if (records.length > 0) this.lastProgressAt = Date.now();
+    if (this.listeners.length > 0 && records.length > 0) {
+      const changed = this.projection.drainChanged();
+      if (changed.size > 0) {
+        const slot = this.projection.slot;
+        for (const l of this.listeners) {
+          try {
+            l(changed, slot);
+          } catch (e) {
+            this.logger.error(`pools-changed listener failed: ${(e as Error).message}`);
+          }
+        }
+      }
+    }
     this.checkReady();
+  }
+
+  /**
+   * Register a listener for pool changes. It is called after every applied batch (eagerly
+   * settling the projection) with the changed pool addresses. The first call after registration
+   * also carries every pool materialised before it (the changed set accumulates until drained),
+   * so a listener registered late still sees the whole market once.
+   */
+  onPoolsChanged(listener: PoolsChangedListener): void {
+    this.listeners.push(listener);
   }
 
   private caughtUpWith(end: Positions): boolean {

@@ -64,6 +64,18 @@ describe('Projection', () => {
     expect(p.positions).toEqual({ '0': String(genesis.length) });
   });
 
+  it('drainChanged reports every pool once, then exactly the pools a write touched', () => {
+    const { market, genesis, p } = fresh();
+    expect(p.drainChanged()).toEqual(new Set(market.pools.map((x) => x.address)));
+    expect(p.drainChanged().size).toBe(0);
+    const sp = market.pools[3];
+    const vault = genesis.find((u) => u.address === sp.state.token1Vault)!;
+    const acc = decodeTokenAccount(vault.data!, vault.owner);
+    const bumped: PoolUpdate = { ...vault, slot: vault.slot + 1, data: encodeTokenAccount({ ...acc, amount: acc.amount + 7n }) };
+    p.apply({ partition: 0, offset: String(genesis.length), value: encodePoolUpdate(bumped) });
+    expect([...p.drainChanged()]).toEqual([sp.address]);
+  });
+
   it('an unknown schema version or a malformed body is rejected with its reason, counted, and not applied', () => {
     const { genesis, p } = fresh();
     const stateBefore = JSON.stringify(p.markets());

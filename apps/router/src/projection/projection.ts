@@ -127,6 +127,8 @@ export class Projection implements TokenGraph {
   /** routable pools per mint (the token graph) */
   private readonly adjacency = new Map<string, Pool[]>();
   private readonly dirty = new Set<string>();
+  /** pools re-materialised since the last drainChanged() */
+  private changed = new Set<string>();
   private readonly lastApplied: Record<string, string> = {};
   private readonly lastProcessed: Record<string, string> = {};
   private highestSlot = 0;
@@ -204,8 +206,23 @@ export class Projection implements TokenGraph {
 
   private settle(): void {
     if (this.dirty.size === 0) return;
-    for (const address of this.dirty) this.rematerialise(address);
+    for (const address of this.dirty) {
+      this.rematerialise(address);
+      this.changed.add(address);
+    }
     this.dirty.clear();
+  }
+
+  /**
+   * Settles pending writes and returns the addresses of the pools (routable or not, including
+   * removed ones) re-materialised since the previous call, then forgets them. Consumers that
+   * react to pool changes (price oracle, quote interest) call this once per applied batch.
+   */
+  drainChanged(): Set<string> {
+    this.settle();
+    const out = this.changed;
+    this.changed = new Set();
+    return out;
   }
 
   private readonly getAccount = (address: string): AccountView | undefined => this.accounts.get(address);
