@@ -37,10 +37,25 @@ describe('pool-updates record', () => {
     [{ lamports: '01' }, /lamports/],
     [{ data: 'abc' }, /data/],
     [{ data: 7 }, /data/],
+    [{ data: 'A-AA' }, /data/],
+    [{ data: 'AA_A' }, /data/],
+    [{ data: 'AA=A' }, /data/],
+    [{ data: 'AA==AAAA' }, /data/],
+    [{ data: 'A===' }, /data/],
+    [{ data: '====' }, /data/],
+    [{ data: 'AAA AAA=' }, /data/],
+    [{ data: 'AAAAAAA.' }, /data/],
     [{ source: '' }, /source/],
   ])('rejects %j with a clear reason', (patch, reason) => {
     expect(() => decodePoolUpdate(wire(patch))).toThrow(ContractError);
     expect(() => decodePoolUpdate(wire(patch))).toThrow(reason);
+  });
+
+  it('accepts every padding form of base64 and decodes it exactly', () => {
+    for (const bytes of [[], [1], [1, 2], [1, 2, 3], [255, 254, 253, 252]]) {
+      const text = Buffer.from(bytes).toString('base64');
+      expect([...decodePoolUpdate(wire({ data: text })).data!]).toEqual(bytes);
+    }
   });
 
   it('rejects a body that is not JSON or not an object', () => {

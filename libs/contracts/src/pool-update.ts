@@ -37,7 +37,8 @@ export function encodePoolUpdate(u: PoolUpdate): Buffer {
   );
 }
 
-const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+/** the last quantum of padded base64 */
+const BASE64_TAIL = /^[A-Za-z0-9+/]{2}(?:==|[A-Za-z0-9+/]=)$/;
 const U64_MAX = (1n << 64n) - 1n;
 
 function fail(reason: string): never {
@@ -66,8 +67,20 @@ export function decodePoolUpdate(value: Buffer | string | unknown): PoolUpdate {
     fail('malformed record: lamports must be a u64 decimal string');
   let data: Buffer | null = null;
   if (o.data !== null) {
-    if (typeof o.data !== 'string' || o.data.length % 4 !== 0 || !BASE64.test(o.data)) fail('malformed record: data must be base64 or null');
+    if (typeof o.data !== 'string' || o.data.length % 4 !== 0) fail('malformed record: data must be base64 or null');
     data = Buffer.from(o.data, 'base64');
+    // Node's decoder skips characters outside the alphabet and stops at a misplaced '=', so a
+    // decoded length short of what the text's length promises means the text was not base64
+    const text = o.data;
+    const pad = text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0;
+    // (it also accepts the URL-safe '-' and '_', which are not base64 here)
+    if (
+      data.length !== (text.length / 4) * 3 - pad ||
+      (pad > 0 && !BASE64_TAIL.test(text.slice(-4))) ||
+      text.indexOf('-') >= 0 ||
+      text.indexOf('_') >= 0
+    )
+      fail('malformed record: data must be base64 or null');
   }
   if (typeof o.source !== 'string' || o.source.length === 0 || o.source.length > 64) fail('malformed record: source must be a short string');
   return { slot, address: o.address, owner: o.owner, lamports: BigInt(o.lamports), data, source: o.source };

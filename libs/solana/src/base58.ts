@@ -55,11 +55,23 @@ export function base58Encode(bytes: Uint8Array): string {
   return out;
 }
 
+/**
+ * Keys already validated. Account addresses repeat on every write (vaults, pools, owners), so
+ * validating each distinct text once takes base58 decoding off the projection's hot path. Only
+ * valid keys are remembered; the set is cleared when it reaches its bound (memory stays bounded).
+ */
+const VALID_KEYS = new Set<string>();
+const VALID_KEYS_MAX = 1 << 18;
+
 /** True when `text` is base58 for exactly 32 bytes (a Solana public key). */
 export function isPublicKey(text: unknown): text is string {
   if (typeof text !== 'string' || text.length < 32 || text.length > 44) return false;
+  if (VALID_KEYS.has(text)) return true;
   const bytes = base58Decode(text);
-  return bytes !== null && bytes.length === 32;
+  if (bytes === null || bytes.length !== 32) return false;
+  if (VALID_KEYS.size >= VALID_KEYS_MAX) VALID_KEYS.clear();
+  VALID_KEYS.add(text);
+  return true;
 }
 
 /** Read a 32-byte public key at `offset` as base58. */

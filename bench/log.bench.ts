@@ -1,0 +1,109 @@
+/**
+ * Log adapters: append and read throughput (records/s) through the LogPort.
+ *
+ * embedded: a fresh data directory in the OS temp dir, batches of 1,000 records of ~600 bytes
+ *           (the size of a pool-updates record of a CPMM pool), synchronous=NORMAL (the default).
+ * kafka:    the kafka adapter against librdkafka's in-memory mock cluster (the same harness as the
+ *           contract suite). The mock is not a broker on disk: its figures measure the adapter and
+ *           the protocol round trips, not Kafka's storage. Skipped (and said so) when the mock
+ *           cannot be started.
+ */
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { EmbeddedLog } from '../libs/log/src/embedded/embedded-log';
+import { KafkaLog } from '../libs/log/src/kafka/kafka-log';
+import type { LogMessage, LogPort, Positions } from '../libs/log/src/log.port';
+import { startKafkaMock, kafkaMockUnavailableReason } from '../test/support/kafka-mock';
+import { fmtRate, verdict, type BenchRow, type BenchSection } from './harness';
+
+const RECORD_BYTES = 600;
+const BATCH = 1000;
+
+function messages(n: number, offset: number): LogMessage[] {
+  const out: LogMessage[] = [];
+  for (let i = 0; i < n; i++) {
+    const value = Buffer.alloc(RECORD_BYTES, (offset + i) % 251);
+    out.push({ key: `account-${(offset + i) % 5000}`, value });
+  }
+  return out;
+}
+
+async function measure(log: LogPort, topic: string, total: number): Promise<{ append: number; read: number; singles: number }> {
+  await log.ensureTopic(topic);
+  const batches: LogMessage[][] = [];
+  for (let i = 0; i < total; i += BATCH) batches.push(messages(Math.min(BATCH, total - i), i));
+  let t0 = process.hrtime.bigint();
+  for (const b of batches) await log.append(topic, b);
+  const appendS = Number(process.hrtime.bigint() - t0) / 1e9;
+
+  // read back everything, in pages, as a projection replaying the topic would
+  t0 = process.hrtime.bigint();
+  let read = 0;
+  let from: Positions | 'beginning' = 'beginning';
+  for (;;) {
+    const page = await log.read(topic, from, 5000);
+    if (page.length === 0) break;
+    read += page.length;
+    const next: Positions = { ...(from === 'beginning' ? {} : from) };
+    for (const r of page) next[String(r.partition)] = (BigInt(r.offset) + 1n).toString();
+    from = next;
+    if (read >= total) break;
+  }
+  const readS = Number(process.hrtime.bigint() - t0) / 1e9;
+
+  // single-record appends (one acknowledged write each): the latency-bound case
+  const singles = 500;
+  t0 = process.hrtime.bigint();
+  for (let i = 0; i < singles; i++) await log.append(topic, messages(1, total + i));
+  const singleS = Number(process.hrtime.bigint() - t0) / 1e9;
+  return { append: total / appendS, read: read / readS, singles: singles / singleS };
+}
+
+export async function bench(): Promise<BenchSection[]> {
+  const rows: BenchRow[] = [];
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-log-'));
+  const embedded = new EmbeddedLog({ dataDir: dir });
+  try {
+    await measure(embedded, 'warmup', 20_000);
+    const r = await measure(embedded, 'bench', 200_000);
+    rows.push({
+      metric: 'embedded append, batches of 1,000',
+      value: fmtRate(r.append, 'records'),
+      target: '≥ 100,000 records/s',
+      verdict: verdict(r.append >= 100_000),
+      notes: `200,000 records of ${RECORD_BYTES} B, durable (WAL, synchronous=NORMAL)`,
+    });
+    rows.push({ metric: 'embedded read (pages of 5,000)', value: fmtRate(r.read, 'records') });
+    rows.push({ metric: 'embedded append, one record per call', value: fmtRate(r.singles, 'appends'), notes: 'each call acknowledged on its own' });
+  } finally {
+    await embedded.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+
+  const unavailable = kafkaMockUnavailableReason();
+  if (unavailable) {
+    rows.push({ metric: 'kafka adapter', value: 'not measured', notes: unavailable });
+  } else {
+    const mock = await startKafkaMock();
+    const kafka = new KafkaLog({ brokers: mock.brokers, clientId: 'bench', logger: () => undefined });
+    try {
+      await measure(kafka, 'warmup', 5_000);
+      const r = await measure(kafka, 'bench', 50_000);
+      rows.push({ metric: 'kafka append, batches of 1,000 (mock cluster)', value: fmtRate(r.append, 'records'), notes: "librdkafka's in-memory mock, 50,000 records" });
+      rows.push({ metric: 'kafka read (mock cluster)', value: fmtRate(r.read, 'records') });
+      rows.push({ metric: 'kafka append, one record per call (mock cluster)', value: fmtRate(r.singles, 'appends') });
+    } finally {
+      await kafka.close();
+      await mock.stop();
+    }
+  }
+  return [
+    {
+      title: 'Log adapters',
+      description:
+        'Append and read throughput through the LogPort (`bench/log.bench.ts`). The embedded adapter writes to a fresh data directory on local disk; the kafka adapter runs against librdkafka\'s in-memory mock cluster, which measures the adapter and protocol, not broker storage.',
+      rows,
+    },
+  ];
+}
