@@ -20,6 +20,24 @@ describe('loadConfig', () => {
     expect(() => loadConfig(env)).toThrow(msg);
   });
 
+  it('reads PRICE_STABLECOINS: USDC and USDT by default, a comma-separated list of mints otherwise', () => {
+    const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
+    const USDT = 'Es9vMFrzaCERmJfrF4H2FYD4KCoNkY11McCe8BenwNYB';
+    const PYUSD = '2b1kV6DkPAnxd5ixfnxCpjxmKwqjjaYmCZfHsFu24GXo';
+    expect(loadConfig({}).priceStablecoins).toEqual([USDC, USDT]);
+    expect(loadConfig({ PRICE_STABLECOINS: '' }).priceStablecoins).toEqual([USDC, USDT]);
+    expect(loadConfig({ PRICE_STABLECOINS: ` ${PYUSD} ,${USDC},${PYUSD}` }).priceStablecoins).toEqual([PYUSD, USDC]);
+  });
+
+  it.each([
+    [{ PRICE_STABLECOINS: 'not-a-mint' }, /PRICE_STABLECOINS must be comma-separated base58 mints, got "not-a-mint"/],
+    [{ PRICE_STABLECOINS: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v,,' }, /PRICE_STABLECOINS must be comma-separated base58 mints, got ""/],
+    [{ PRICE_STABLECOINS: 'So11111111111111111111111111111111111111112' }, /must not include the wrapped-SOL mint/],
+  ])('rejects PRICE_STABLECOINS %j clearly', (env, msg) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(msg);
+  });
+
   it('reads the kafka brokers list', () => {
     expect(loadConfig({ LOG_DRIVER: 'kafka', KAFKA_BROKERS: 'a:9092, b:9092' }).kafkaBrokers).toEqual(['a:9092', 'b:9092']);
   });

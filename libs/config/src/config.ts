@@ -2,6 +2,9 @@
  * Every setting the service reads, from the environment, validated once at start.
  * The README's configuration table lists the same variables.
  */
+import { isPublicKey } from '../../solana/src/base58';
+import { MINTS } from '../../solana/src/programs';
+
 export type LogDriver = 'embedded' | 'kafka';
 export type IngestSource = 'sim' | 'file';
 
@@ -23,6 +26,8 @@ export interface AppConfig {
   ingestFilePace: 'full' | 'slot';
   ingestRecordFile: string | null;
   maxHops: number;
+  /** mints the price oracle values at 1 USD (PRICE_STABLECOINS; default USDC and USDT) */
+  priceStablecoins: string[];
 }
 
 export class ConfigError extends Error {
@@ -52,6 +57,20 @@ function oneOf<T extends string>(env: Env, name: string, def: T, allowed: readon
   return raw as T;
 }
 
+/** PRICE_STABLECOINS: comma-separated base58 mints, at least one, never the wrapped-SOL mint; duplicates count once. */
+function stablecoins(env: Env): string[] {
+  const raw = env.PRICE_STABLECOINS;
+  if (raw === undefined || raw.trim() === '') return [MINTS.USDC, MINTS.USDT];
+  const out: string[] = [];
+  for (const entry of raw.split(',')) {
+    const mint = entry.trim();
+    if (!isPublicKey(mint)) throw new ConfigError(`PRICE_STABLECOINS must be comma-separated base58 mints, got ${JSON.stringify(entry)}`);
+    if (mint === MINTS.SOL) throw new ConfigError('PRICE_STABLECOINS must not include the wrapped-SOL mint (SOL is priced from its stablecoin pools)');
+    if (!out.includes(mint)) out.push(mint);
+  }
+  return out;
+}
+
 export function loadConfig(env: Env = process.env): AppConfig {
   const logDriver = oneOf(env, 'LOG_DRIVER', 'embedded', ['embedded', 'kafka'] as const);
   const kafkaBrokers = (env.KAFKA_BROKERS ?? 'localhost:9092')
@@ -79,5 +98,6 @@ export function loadConfig(env: Env = process.env): AppConfig {
     ingestFilePace: oneOf(env, 'INGEST_FILE_PACE', 'full', ['full', 'slot'] as const),
     ingestRecordFile: env.INGEST_RECORD_FILE && env.INGEST_RECORD_FILE !== '' ? env.INGEST_RECORD_FILE : null,
     maxHops: int(env, 'MAX_HOPS', 5, 1, 5),
+    priceStablecoins: stablecoins(env),
   };
 }
