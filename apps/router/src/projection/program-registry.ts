@@ -41,6 +41,17 @@ export function isUnroutable(r: BuildResult): r is Unroutable {
   return typeof (r as Unroutable).unroutable === 'string';
 }
 
+/** What a module may read from the projection while it lists dependencies or builds a pool. */
+export interface AccountLookup {
+  get(address: string): AccountView | undefined;
+  /**
+   * Addresses of the token accounts (Token or Token-2022) whose owner (authority) field is
+   * `authority`, in first-seen order. Lets a module find an account it cannot derive, e.g. the
+   * mint of a pump.fun curve through the curve's own token account.
+   */
+  tokenAccountsOwnedBy(authority: string): readonly string[];
+}
+
 export interface ProgramModule {
   readonly programId: string;
   /** RouteInfo.poolType of this program's pools */
@@ -54,9 +65,17 @@ export interface ProgramModule {
    * Addresses of the accounts the pool's quotes depend on besides the pool account itself.
    * Throws when the pool account cannot be decoded (the pool is then unroutable).
    */
-  poolDependencies(poolAddress: string, pool: AccountView): string[];
-  /** Materialise the pool from its accounts; never throws for missing / undecodable accounts. */
-  buildPool(poolAddress: string, get: (address: string) => AccountView | undefined, slot: number): BuildResult;
+  poolDependencies(poolAddress: string, pool: AccountView, lookup?: AccountLookup): string[];
+  /**
+   * Materialise the pool from its accounts; never throws for missing / undecodable accounts.
+   * `slot` is the newest slot among the pool's accounts (the Token-2022 transfer-fee epoch).
+   */
+  buildPool(poolAddress: string, get: (address: string) => AccountView | undefined, slot: number, lookup?: AccountLookup): BuildResult;
+  /**
+   * When true, a write to a token account whose owner (authority) field is one of this module's
+   * pool addresses re-materialises that pool (the account need not be listed as a dependency).
+   */
+  readonly tracksOwnedTokenAccounts?: boolean;
 }
 
 export class ProgramRegistry {

@@ -16,12 +16,26 @@ import type { TokenGraph } from '../../../../libs/amm/src/routing/route-search';
 import { ContractError } from '../../../../libs/contracts/src/errors';
 import { decodePoolUpdate } from '../../../../libs/contracts/src/pool-update';
 import { PROGRAM_IDS } from '../../../../libs/solana/src/programs';
-import { ACCOUNT_TYPE_MINT, ACCOUNT_TYPE_OFFSET, MINT_SIZE } from '../../../../libs/solana/src/spl-token';
-import { isUnroutable, ProgramRegistry, type AccountView, type BuildResult, type ProgramModule } from './program-registry';
-import { mintAccount, raydiumCpmmModule } from './raydium-cpmm.module';
+import { readPubkey } from '../../../../libs/solana/src/base58';
+import { ACCOUNT_TYPE_ACCOUNT, ACCOUNT_TYPE_MINT, ACCOUNT_TYPE_OFFSET, MINT_SIZE, TOKEN_ACCOUNT_SIZE } from '../../../../libs/solana/src/spl-token';
+import { isUnroutable, ProgramRegistry, type AccountLookup, type AccountView, type BuildResult, type ProgramModule } from './program-registry';
+import { mintAccount } from './account-decoders';
+import { orcaWhirlpoolModule } from './orca-whirlpool.module';
+import { pumpAmmModule } from './pump-amm.module';
+import { pumpFunModule } from './pump-fun.module';
+import { raydiumAmmV4Module } from './raydium-amm-v4.module';
+import { raydiumClmmModule } from './raydium-clmm.module';
+import { raydiumCpmmModule } from './raydium-cpmm.module';
 
 /** Every liquidity program the router understands. */
-export const DEFAULT_PROGRAM_MODULES: readonly ProgramModule[] = [raydiumCpmmModule];
+export const DEFAULT_PROGRAM_MODULES: readonly ProgramModule[] = [
+  raydiumCpmmModule,
+  raydiumAmmV4Module,
+  raydiumClmmModule,
+  orcaWhirlpoolModule,
+  pumpAmmModule,
+  pumpFunModule,
+];
 
 export interface ProjectionRecord {
   partition: number | string;
@@ -117,6 +131,16 @@ function looksLikeMint(owner: string, data: Buffer): boolean {
   return owner === PROGRAM_IDS.token2022 && data.length > ACCOUNT_TYPE_OFFSET && data[ACCOUNT_TYPE_OFFSET] === ACCOUNT_TYPE_MINT;
 }
 
+/** A token Account of the Token or Token-2022 program (by size / account-type byte). */
+function looksLikeTokenAccount(owner: string, data: Buffer): boolean {
+  if (!isTokenProgram(owner)) return false;
+  if (data.length === TOKEN_ACCOUNT_SIZE) return true;
+  return owner === PROGRAM_IDS.token2022 && data.length > ACCOUNT_TYPE_OFFSET && data[ACCOUNT_TYPE_OFFSET] === ACCOUNT_TYPE_ACCOUNT;
+}
+
+/** token account authority field: bytes 32..64 */
+const AUTHORITY_AT = 32;
+
 export class Projection implements TokenGraph {
   private readonly registry: ProgramRegistry;
   private readonly accounts = new Map<string, AccountEntry>();
@@ -124,6 +148,9 @@ export class Projection implements TokenGraph {
   /** dependency account → pools whose quotes depend on it */
   private readonly dependents = new Map<string, Set<string>>();
   private readonly decimalsByMint = new Map<string, number>();
+  /** token account → its authority (owner field), and authority → its token accounts */
+  private readonly tokenAuthority = new Map<string, string>();
+  private readonly tokenAccountsByAuthority = new Map<string, string[]>();
   /** routable pools per mint (the token graph) */
   private readonly adjacency = new Map<string, Pool[]>();
   private readonly dirty = new Set<string>();
@@ -174,6 +201,8 @@ export class Projection implements TokenGraph {
     } else if (prev && this.decimalsByMint.has(address)) {
       this.decimalsByMint.delete(address);
     }
+    // token accounts by authority (for modules that find accounts they cannot derive)
+    this.indexTokenAccount(address, u.owner, u.data, prev);
     // pools to re-materialise: the account itself when it is (or was) a pool, and its dependents
     if (this.pools.has(address) || (u.data !== null && this.isPoolAccount(u.owner, u.data))) this.dirty.add(address);
     const deps = this.dependents.get(address);
@@ -183,6 +212,43 @@ export class Projection implements TokenGraph {
     this.lastApplied[partition] = offset;
     this.counters.applied++;
     return { applied: true };
+  }
+
+  private indexTokenAccount(address: string, owner: string, data: Buffer | null, prev: AccountEntry | undefined): void {
+    const before = this.tokenAuthority.get(address);
+    let after: string | undefined;
+    if (data !== null && looksLikeTokenAccount(owner, data)) {
+      // the authority rarely changes: reuse it when its bytes are the previous content's
+      after =
+        before !== undefined && prev !== undefined && data.compare(prev.data, AUTHORITY_AT, AUTHORITY_AT + 32, AUTHORITY_AT, AUTHORITY_AT + 32) === 0
+          ? before
+          : readPubkey(data, AUTHORITY_AT);
+    }
+    if (after !== before) {
+      if (before !== undefined) {
+        const list = this.tokenAccountsByAuthority.get(before);
+        if (list) {
+          const i = list.indexOf(address);
+          if (i >= 0) list.splice(i, 1);
+          if (list.length === 0) this.tokenAccountsByAuthority.delete(before);
+        }
+        this.tokenAuthority.delete(address);
+      }
+      if (after !== undefined) {
+        this.tokenAuthority.set(address, after);
+        let list = this.tokenAccountsByAuthority.get(after);
+        if (!list) this.tokenAccountsByAuthority.set(after, (list = []));
+        list.push(address);
+      }
+    }
+    // a token account owned by a pool of a module that tracks them: re-materialise that pool
+    if (before !== undefined) this.dirtyIfTracking(before);
+    if (after !== undefined && after !== before) this.dirtyIfTracking(after);
+  }
+
+  private dirtyIfTracking(authority: string): void {
+    const pool = this.pools.get(authority);
+    if (pool && pool.module.tracksOwnedTokenAccounts) this.dirty.add(authority);
   }
 
   applyBatch(records: readonly ProjectionRecord[]): void {
@@ -226,6 +292,10 @@ export class Projection implements TokenGraph {
   }
 
   private readonly getAccount = (address: string): AccountView | undefined => this.accounts.get(address);
+  private readonly lookup: AccountLookup = {
+    get: this.getAccount,
+    tokenAccountsOwnedBy: (authority: string): readonly string[] => this.tokenAccountsByAuthority.get(authority) ?? EMPTY_ADDRESSES,
+  };
 
   private rematerialise(address: string): void {
     const acc = this.accounts.get(address);
@@ -241,7 +311,7 @@ export class Projection implements TokenGraph {
     }
     let deps: string[];
     try {
-      deps = module.poolDependencies(address, acc);
+      deps = module.poolDependencies(address, acc, this.lookup);
     } catch {
       deps = []; // undecodable pool account: buildPool reports the reason
     }
@@ -253,7 +323,7 @@ export class Projection implements TokenGraph {
     }
     let result: BuildResult;
     try {
-      result = module.buildPool(address, this.getAccount, slot);
+      result = module.buildPool(address, this.getAccount, slot, this.lookup);
     } catch (e) {
       result = { unroutable: `cannot build pool: ${(e as Error).message}` };
     }
@@ -413,3 +483,4 @@ export class Projection implements TokenGraph {
 }
 
 const EMPTY: readonly Pool[] = Object.freeze([]);
+const EMPTY_ADDRESSES: readonly string[] = Object.freeze([]);

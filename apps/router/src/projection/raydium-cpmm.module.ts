@@ -13,21 +13,11 @@ import {
   type CpmmAmmConfig,
   type CpmmPoolState,
 } from '../../../../libs/solana/src/raydium-cpmm';
-import { decodeMint, decodeTokenAccount, type MintAccount, type TokenAccount } from '../../../../libs/solana/src/spl-token';
+import type { TokenAccount } from '../../../../libs/solana/src/spl-token';
+import { mintWithTransferFee, PoolIncomplete, previousDecode, tokenAccount } from './account-decoders';
 import type { AccountView, BuildResult, ProgramModule } from './program-registry';
 
-/** true when a and b have the same length and the same bytes outside [from, to) */
-function sameExcept(a: Buffer, b: Buffer, from: number, to: number): boolean {
-  return a.length === b.length && a.compare(b, 0, from, 0, from) === 0 && a.compare(b, to, b.length, to, a.length) === 0;
-}
-
-/** the previous content's decode under `key`, when it had the same owner */
-function previousDecode<T>(a: AccountView, key: string): { prev: AccountView; value: T } | undefined {
-  const prev = a.previous;
-  if (!prev || prev.owner !== a.owner) return undefined;
-  const value = prev.peek<T>(key);
-  return value === undefined ? undefined : { prev, value };
-}
+export { mintAccount, tokenAccount } from './account-decoders';
 
 /**
  * PoolState, decoded once per content. Delta path: when the discriminator and the ten public keys
@@ -67,23 +57,6 @@ export function poolState(a: AccountView): CpmmPoolState {
 }
 
 const ammConfig = (a: AccountView): CpmmAmmConfig => a.memo('cpmm:AmmConfig', (x) => decodeCpmmAmmConfig(x.data, x.owner, x.address));
-
-/** SPL token account amount offset (u64 LE at byte 64) */
-const AMOUNT_AT = 64;
-
-/**
- * Token account, decoded once per content. Delta path: when only the amount (bytes 64..72)
- * changed since the previous write, the previous decode is reused with the new amount.
- */
-export function tokenAccount(a: AccountView): TokenAccount {
-  return a.memo('spl:Account', (x) => {
-    const p = previousDecode<TokenAccount>(x, 'spl:Account');
-    if (p && sameExcept(x.data, p.prev.data, AMOUNT_AT, AMOUNT_AT + 8)) return { ...p.value, amount: x.data.readBigUInt64LE(AMOUNT_AT) };
-    return decodeTokenAccount(x.data, x.owner, x.address);
-  });
-}
-
-export const mintAccount = (a: AccountView): MintAccount => a.memo('spl:Mint', (x) => decodeMint(x.data, x.owner, x.address));
 
 function reasonOf(e: unknown): string {
   if (e instanceof AccountDecodeError) return e.message;
@@ -134,16 +107,16 @@ export const raydiumCpmmModule: ProgramModule = {
       if (t.mint !== mint) return { unroutable: `${side} vault ${vault} holds mint ${t.mint}, expected ${mint}`, ...mints };
       vaults.push(t);
     }
+    const transferFees: ReturnType<typeof mintWithTransferFee>['transferFee'][] = [];
     for (const [mint, side] of [
       [state.token0Mint, 'token0'],
       [state.token1Mint, 'token1'],
     ] as const) {
-      const acc = need(mint, `${side} mint`);
-      if (typeof acc === 'string') return { unroutable: acc, ...mints };
       try {
-        mintAccount(acc);
+        transferFees.push(mintWithTransferFee(get, mint, `${side} mint`, slot).transferFee);
       } catch (e) {
-        return { unroutable: `undecodable ${side} mint: ${reasonOf(e)}`, ...mints };
+        if (e instanceof PoolIncomplete) return { unroutable: e.message, ...mints };
+        throw e;
       }
     }
     let config: CpmmAmmConfig;
@@ -152,7 +125,7 @@ export const raydiumCpmmModule: ProgramModule = {
     } catch (e) {
       return { unroutable: `undecodable AmmConfig: ${reasonOf(e)}`, ...mints };
     }
-    const pool = new CpmmPool({ address: poolAddress, state, config, vault0Amount: vaults[0].amount, vault1Amount: vaults[1].amount, slot });
+    const pool = new CpmmPool({ address: poolAddress, state, config, vault0Amount: vaults[0].amount, vault1Amount: vaults[1].amount, slot, transferFee0: transferFees[0], transferFee1: transferFees[1] });
     if (pool.notQuotable !== null) return { unroutable: `not quotable: ${pool.notQuotable}`, ...mints };
     if (pool.reserve0 === 0n || pool.reserve1 === 0n) return { unroutable: 'empty pool (a reserve is zero)', ...mints };
     return pool as Pool;

@@ -1,5 +1,6 @@
 import { PoolQuoteError, type HopQuote, type Pool, type PoolKind } from '../../pool';
 import { PROGRAM_IDS } from '../../../../solana/src/programs';
+import { exactInWithTransferFees, exactOutWithTransferFees, transferKeep, type EpochTransferFee } from '../../transfer-fee';
 import {
   isAdaptiveFeeWhirlpool,
   whirlpoolOracleAddress,
@@ -60,6 +61,9 @@ export interface WhirlpoolPoolArgs {
   oracle?: WhirlpoolOracle | null;
   /** unix time (seconds) the quote is for; required when an oracle applies */
   unixTimestamp?: number;
+  /** Token-2022 transfer fee in force of mintA / mintB (null or absent: none) */
+  transferFeeA?: EpochTransferFee | null;
+  transferFeeB?: EpochTransferFee | null;
 }
 
 /** One direction's liquidity walk, for the float guides: segments of constant liquidity. */
@@ -79,7 +83,7 @@ const Q64 = 2 ** 64;
  * An Orca Whirlpool (concentrated liquidity). Exact quotes run the program's swap over the
  * tick arrays the program would use, built from the arrays given; a swap that needs an array
  * that was not given fails with 'insufficient-liquidity', as the transaction would fail.
- * Token-2022 transfer fees are not applied: amounts are what enters / leaves the vaults.
+ * Token-2022 transfer fees (transferFeeA / B) apply to quoteExactIn / quoteExactOut (transfer-fee.ts); `swap` is the vault side.
  */
 export class WhirlpoolPool implements Pool {
   readonly kind: PoolKind = 'concentrated-liquidity';
@@ -93,6 +97,8 @@ export class WhirlpoolPool implements Pool {
   readonly slot: number;
   readonly whirlpool: Whirlpool;
   /** why the pool cannot be quoted at all, or null */
+  readonly transferFeeA: EpochTransferFee | null;
+  readonly transferFeeB: EpochTransferFee | null;
   readonly notQuotable: string | null;
 
   private readonly byStart = new Map<number, SwapTickArray | null>();
@@ -106,6 +112,8 @@ export class WhirlpoolPool implements Pool {
 
   constructor(args: WhirlpoolPoolArgs) {
     const w = args.whirlpool;
+    this.transferFeeA = args.transferFeeA ?? null;
+    this.transferFeeB = args.transferFeeB ?? null;
     this.address = args.address;
     this.whirlpool = w;
     this.slot = args.slot;
@@ -201,7 +209,7 @@ export class WhirlpoolPool implements Pool {
     }
   }
 
-  quoteExactIn(inputMint: string, amountIn: bigint): HopQuote {
+  private rawExactIn(inputMint: string, amountIn: bigint): HopQuote {
     const aToB = this.direction(inputMint);
     const r = this.swap(inputMint, 'ExactIn', amountIn);
     const paid = aToB ? r.amountA : r.amountB;
@@ -213,7 +221,7 @@ export class WhirlpoolPool implements Pool {
     return { amountIn: paid, amountOut: out, feeAmount: r.feeAmount };
   }
 
-  quoteExactOut(inputMint: string, amountOut: bigint): HopQuote {
+  private rawExactOut(inputMint: string, amountOut: bigint): HopQuote {
     const aToB = this.direction(inputMint);
     const r = this.swap(inputMint, 'ExactOut', amountOut);
     const paid = aToB ? r.amountA : r.amountB;
@@ -290,7 +298,7 @@ export class WhirlpoolPool implements Pool {
   }
 
   /** float guide; saturates at what the available tick arrays can pay out (monotone) */
-  approxOut(inputMint: string, amountIn: number): number {
+  private rawApproxOut(inputMint: string, amountIn: number): number {
     const aToB = this.direction(inputMint);
     const wk = this.walk(aToB);
     if (wk === null || !(amountIn > 0)) return 0;
@@ -314,7 +322,7 @@ export class WhirlpoolPool implements Pool {
   }
 
   /** float guide; Infinity beyond what the available tick arrays can pay out */
-  approxIn(inputMint: string, amountOut: number): number {
+  private rawApproxIn(inputMint: string, amountOut: number): number {
     const aToB = this.direction(inputMint);
     const wk = this.walk(aToB);
     if (wk === null) return Infinity;
@@ -357,5 +365,32 @@ export class WhirlpoolPool implements Pool {
     const wk = this.walk(aToB);
     if (wk === null || wk.liq.length === 0) return 0;
     return wk.cumOut[wk.liq.length];
+  }
+
+  /** transfer fees of the input and output mints for a swap from `inputMint` */
+  private transferFees(inputMint: string): [EpochTransferFee | null, EpochTransferFee | null] {
+    return inputMint === this.mintA ? [this.transferFeeA, this.transferFeeB] : [this.transferFeeB, this.transferFeeA];
+  }
+
+  /** exact, what the user pays and receives: Token-2022 transfer fees applied around the swap */
+  quoteExactIn(inputMint: string, amountIn: bigint): HopQuote {
+    const [tIn, tOut] = this.transferFees(inputMint);
+    return exactInWithTransferFees(amountIn, tIn, tOut, (net) => this.rawExactIn(inputMint, net));
+  }
+
+  /** exact, what the user pays and receives: Token-2022 transfer fees applied around the swap */
+  quoteExactOut(inputMint: string, amountOut: bigint): HopQuote {
+    const [tIn, tOut] = this.transferFees(inputMint);
+    return exactOutWithTransferFees(amountOut, tIn, tOut, (gross) => this.rawExactOut(inputMint, gross));
+  }
+
+  approxOut(inputMint: string, amountIn: number): number {
+    const [tIn, tOut] = this.transferFees(inputMint);
+    return this.rawApproxOut(inputMint, amountIn * transferKeep(tIn)) * transferKeep(tOut);
+  }
+
+  approxIn(inputMint: string, amountOut: number): number {
+    const [tIn, tOut] = this.transferFees(inputMint);
+    return this.rawApproxIn(inputMint, amountOut / transferKeep(tOut)) / transferKeep(tIn);
   }
 }

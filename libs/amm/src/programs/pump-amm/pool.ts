@@ -1,5 +1,6 @@
 import { PoolQuoteError, type HopQuote, type Pool, type PoolKind } from '../../pool';
 import { PROGRAM_IDS } from '../../../../solana/src/programs';
+import { exactInWithTransferFees, exactOutWithTransferFees, transferKeep, type EpochTransferFee } from '../../transfer-fee';
 import { pumpFeeConfigAddress, type PumpFeeConfig } from '../../../../solana/src/pump-fun';
 import {
   PUMP_AMM_DISABLE_BIT,
@@ -48,6 +49,9 @@ export interface PumpAmmPoolArgs {
   slot: number;
   /** precomputed isCanonicalPumpPool(pool) (a PDA search); computed when omitted */
   canonical?: boolean;
+  /** Token-2022 transfer fee in force of mintA / mintB (null or absent: none) */
+  transferFeeA?: EpochTransferFee | null;
+  transferFeeB?: EpochTransferFee | null;
 }
 
 /**
@@ -75,6 +79,8 @@ export class PumpAmmPool implements Pool {
   readonly quoteReserve: bigint;
   readonly fees: PumpAmmFeeBps | null;
   /** why the pool cannot be quoted at all, or null */
+  readonly transferFeeA: EpochTransferFee | null;
+  readonly transferFeeB: EpochTransferFee | null;
   readonly notQuotable: string | null;
 
   private readonly b: number;
@@ -83,6 +89,8 @@ export class PumpAmmPool implements Pool {
 
   constructor(args: PumpAmmPoolArgs) {
     const { pool } = args;
+    this.transferFeeA = args.transferFeeA ?? null;
+    this.transferFeeB = args.transferFeeB ?? null;
     this.address = args.address;
     this.pool = pool;
     this.globalConfig = args.globalConfig;
@@ -149,15 +157,15 @@ export class PumpAmmPool implements Pool {
     return { amountIn: t.baseIn, amountOut: t.netQuote, feeAmount: t.quoteOut === 0n ? 0n : (fee * t.baseIn) / t.quoteOut };
   }
 
-  quoteExactIn(inputMint: string, amountIn: bigint): HopQuote {
+  private rawExactIn(inputMint: string, amountIn: bigint): HopQuote {
     return PumpAmmPool.hop(this.trade(inputMint, 'ExactIn', amountIn));
   }
 
-  quoteExactOut(inputMint: string, amountOut: bigint): HopQuote {
+  private rawExactOut(inputMint: string, amountOut: bigint): HopQuote {
     return PumpAmmPool.hop(this.trade(inputMint, 'ExactOut', amountOut));
   }
 
-  approxOut(inputMint: string, amountIn: number): number {
+  private rawApproxOut(inputMint: string, amountIn: number): number {
     const buy = this.isBuy(inputMint);
     if (this.b <= 0 || this.q <= 0 || !(amountIn > 0)) return 0;
     if (buy) {
@@ -167,7 +175,7 @@ export class PumpAmmPool implements Pool {
     return ((this.q * amountIn) / (this.b + amountIn)) * (1 - this.feeFrac);
   }
 
-  approxIn(inputMint: string, amountOut: number): number {
+  private rawApproxIn(inputMint: string, amountOut: number): number {
     const buy = this.isBuy(inputMint);
     if (this.b <= 0 || this.q <= 0) return Infinity;
     if (!(amountOut > 0)) return 0;
@@ -191,5 +199,32 @@ export class PumpAmmPool implements Pool {
     if (mint === this.mintA) return this.b;
     if (mint === this.mintB) return this.q;
     throw new Error(`mint ${mint} is not in pool ${this.address}`);
+  }
+
+  /** transfer fees of the input and output mints for a swap from `inputMint` */
+  private transferFees(inputMint: string): [EpochTransferFee | null, EpochTransferFee | null] {
+    return inputMint === this.mintA ? [this.transferFeeA, this.transferFeeB] : [this.transferFeeB, this.transferFeeA];
+  }
+
+  /** exact, what the user pays and receives: Token-2022 transfer fees applied around the swap */
+  quoteExactIn(inputMint: string, amountIn: bigint): HopQuote {
+    const [tIn, tOut] = this.transferFees(inputMint);
+    return exactInWithTransferFees(amountIn, tIn, tOut, (net) => this.rawExactIn(inputMint, net));
+  }
+
+  /** exact, what the user pays and receives: Token-2022 transfer fees applied around the swap */
+  quoteExactOut(inputMint: string, amountOut: bigint): HopQuote {
+    const [tIn, tOut] = this.transferFees(inputMint);
+    return exactOutWithTransferFees(amountOut, tIn, tOut, (gross) => this.rawExactOut(inputMint, gross));
+  }
+
+  approxOut(inputMint: string, amountIn: number): number {
+    const [tIn, tOut] = this.transferFees(inputMint);
+    return this.rawApproxOut(inputMint, amountIn * transferKeep(tIn)) * transferKeep(tOut);
+  }
+
+  approxIn(inputMint: string, amountOut: number): number {
+    const [tIn, tOut] = this.transferFees(inputMint);
+    return this.rawApproxIn(inputMint, amountOut / transferKeep(tOut)) / transferKeep(tIn);
   }
 }

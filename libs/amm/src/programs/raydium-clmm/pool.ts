@@ -1,5 +1,6 @@
 import { PoolQuoteError, type HopQuote, type Pool, type PoolKind } from '../../pool';
 import { PROGRAM_IDS } from '../../../../solana/src/programs';
+import { exactInWithTransferFees, exactOutWithTransferFees, transferKeep, type EpochTransferFee } from '../../transfer-fee';
 import {
   CLMM_STATUS_BIT,
   clmmBitmapExtensionAddress,
@@ -86,6 +87,9 @@ export interface ClmmPoolArgs {
    * dynamic-fee pool is quoted only when its result does not depend on the time.
    */
   unixTimestamp?: number;
+  /** Token-2022 transfer fee in force of mintA / mintB (null or absent: none) */
+  transferFeeA?: EpochTransferFee | null;
+  transferFeeB?: EpochTransferFee | null;
 }
 
 /** Float guide of one direction: segments between initialized ticks in the loaded arrays. */
@@ -106,7 +110,7 @@ const TWO64 = 2 ** 64;
 /**
  * A Raydium CLMM pool built from its decoded accounts. Quotes run the program's swap loop over
  * the loaded tick arrays only; a swap that needs an array not loaded is 'not-quotable'.
- * Token-2022 transfer fees are not applied here: amounts are what enters / leaves the vaults.
+ * Token-2022 transfer fees (transferFeeA / B) apply to quoteExactIn / quoteExactOut (transfer-fee.ts); `swap` is the vault side.
  *
  * reserve(mint) is the amount of `mint` the pool would pay out if the price moved to the end of
  * the loaded tick arrays (its tradable depth as loaded), not a vault balance.
@@ -126,6 +130,8 @@ export class ClmmPool implements Pool {
   readonly extension: ClmmTickArrayBitmapExtension | null;
   readonly unixTimestamp: number | undefined;
   /** why the pool cannot be quoted at all, or null */
+  readonly transferFeeA: EpochTransferFee | null;
+  readonly transferFeeB: EpochTransferFee | null;
   readonly notQuotable: string | null;
 
   private readonly swapState: ClmmSwapPoolState;
@@ -137,6 +143,8 @@ export class ClmmPool implements Pool {
 
   constructor(args: ClmmPoolArgs) {
     const { state, config } = args;
+    this.transferFeeA = args.transferFeeA ?? null;
+    this.transferFeeB = args.transferFeeB ?? null;
     this.address = args.address;
     this.state = state;
     this.config = config;
@@ -305,15 +313,15 @@ export class ClmmPool implements Pool {
     return { amountIn: r.amountIn, amountOut: r.amountOut, feeAmount };
   }
 
-  quoteExactIn(inputMint: string, amountIn: bigint): HopQuote {
+  private rawExactIn(inputMint: string, amountIn: bigint): HopQuote {
     return ClmmPool.hop(this.swap(inputMint, 'ExactIn', amountIn));
   }
 
-  quoteExactOut(inputMint: string, amountOut: bigint): HopQuote {
+  private rawExactOut(inputMint: string, amountOut: bigint): HopQuote {
     return ClmmPool.hop(this.swap(inputMint, 'ExactOut', amountOut));
   }
 
-  approxOut(inputMint: string, amountIn: number): number {
+  private rawApproxOut(inputMint: string, amountIn: number): number {
     const zeroForOne = this.direction(inputMint);
     const s = zeroForOne ? this.side01 : this.side10;
     if (s.liq.length === 0 || !(amountIn > 0)) return 0;
@@ -344,7 +352,7 @@ export class ClmmPool implements Pool {
     return Math.min(s.cumOut[lo] + Math.max(0, out), s.cumOut[hi]) * s.outKeep;
   }
 
-  approxIn(inputMint: string, amountOut: number): number {
+  private rawApproxIn(inputMint: string, amountOut: number): number {
     const zeroForOne = this.direction(inputMint);
     const s = zeroForOne ? this.side01 : this.side10;
     if (s.liq.length === 0) return Infinity;
@@ -386,5 +394,32 @@ export class ClmmPool implements Pool {
     if (mint === this.mintA) return this.side10.cumOut[this.side10.cumOut.length - 1];
     if (mint === this.mintB) return this.side01.cumOut[this.side01.cumOut.length - 1];
     throw new Error(`mint ${mint} is not in pool ${this.address}`);
+  }
+
+  /** transfer fees of the input and output mints for a swap from `inputMint` */
+  private transferFees(inputMint: string): [EpochTransferFee | null, EpochTransferFee | null] {
+    return inputMint === this.mintA ? [this.transferFeeA, this.transferFeeB] : [this.transferFeeB, this.transferFeeA];
+  }
+
+  /** exact, what the user pays and receives: Token-2022 transfer fees applied around the swap */
+  quoteExactIn(inputMint: string, amountIn: bigint): HopQuote {
+    const [tIn, tOut] = this.transferFees(inputMint);
+    return exactInWithTransferFees(amountIn, tIn, tOut, (net) => this.rawExactIn(inputMint, net));
+  }
+
+  /** exact, what the user pays and receives: Token-2022 transfer fees applied around the swap */
+  quoteExactOut(inputMint: string, amountOut: bigint): HopQuote {
+    const [tIn, tOut] = this.transferFees(inputMint);
+    return exactOutWithTransferFees(amountOut, tIn, tOut, (gross) => this.rawExactOut(inputMint, gross));
+  }
+
+  approxOut(inputMint: string, amountIn: number): number {
+    const [tIn, tOut] = this.transferFees(inputMint);
+    return this.rawApproxOut(inputMint, amountIn * transferKeep(tIn)) * transferKeep(tOut);
+  }
+
+  approxIn(inputMint: string, amountOut: number): number {
+    const [tIn, tOut] = this.transferFees(inputMint);
+    return this.rawApproxIn(inputMint, amountOut / transferKeep(tOut)) / transferKeep(tIn);
   }
 }

@@ -1,5 +1,6 @@
 import { PoolQuoteError, type HopQuote, type Pool, type PoolKind } from '../../pool';
 import { PROGRAM_IDS } from '../../../../solana/src/programs';
+import { exactInWithTransferFees, exactOutWithTransferFees, transferKeep, type EpochTransferFee } from '../../transfer-fee';
 import type { CpmmAmmConfig, CpmmPoolState } from '../../../../solana/src/raydium-cpmm';
 import {
   FEE_RATE_DENOMINATOR,
@@ -29,6 +30,9 @@ export interface CpmmPoolArgs {
    * pool is not quotable (the program rejects swaps before openTime).
    */
   unixTimestamp?: number;
+  /** Token-2022 transfer fee in force of token0 / token1 (null or absent: none) */
+  transferFee0?: EpochTransferFee | null;
+  transferFee1?: EpochTransferFee | null;
 }
 
 /** Float guide for one direction, precomputed. */
@@ -43,7 +47,8 @@ interface Side {
 
 /**
  * A Raydium CPMM pool (constant product, fee on the input; creator fee on either side).
- * Token-2022 transfer fees are not applied here: amounts are what enters / leaves the vaults.
+ * Token-2022 transfer fees (transferFee0 / transferFee1) apply as swap_base_input / swap_base_output
+ * do: quotes are what the user pays and receives (see transfer-fee.ts); `swap` is the vault side.
  */
 export class CpmmPool implements Pool {
   readonly kind: PoolKind = 'constant-product';
@@ -63,6 +68,8 @@ export class CpmmPool implements Pool {
   readonly reserve1: bigint;
   /** why the pool cannot be quoted at all, or null */
   readonly notQuotable: string | null;
+  readonly transferFee0: EpochTransferFee | null;
+  readonly transferFee1: EpochTransferFee | null;
 
   private readonly fees01: CpmmFeeRates | null;
   private readonly fees10: CpmmFeeRates | null;
@@ -79,6 +86,8 @@ export class CpmmPool implements Pool {
     this.vault0Amount = args.vault0Amount;
     this.vault1Amount = args.vault1Amount;
     this.slot = args.slot;
+    this.transferFee0 = args.transferFee0 ?? null;
+    this.transferFee1 = args.transferFee1 ?? null;
     this.mintA = state.token0Mint;
     this.mintB = state.token1Mint;
     const creatorRate = state.enableCreatorFee ? config.creatorFeeRate : 0n;
@@ -161,30 +170,39 @@ export class CpmmPool implements Pool {
     return { amountIn: r.amountIn, amountOut: r.amountOut, feeAmount };
   }
 
+  /** transfer fees of the input and output mints for a swap from `inputMint` */
+  private transferFees(inputMint: string): [EpochTransferFee | null, EpochTransferFee | null] {
+    return this.direction(inputMint) ? [this.transferFee0, this.transferFee1] : [this.transferFee1, this.transferFee0];
+  }
+
   quoteExactIn(inputMint: string, amountIn: bigint): HopQuote {
     const { fees, rIn, rOut } = this.prepare(inputMint);
-    return CpmmPool.hop(cpmmSwapBaseInput(amountIn, rIn, rOut, fees), fees);
+    const [tIn, tOut] = this.transferFees(inputMint);
+    return exactInWithTransferFees(amountIn, tIn, tOut, (net) => CpmmPool.hop(cpmmSwapBaseInput(net, rIn, rOut, fees), fees));
   }
 
   quoteExactOut(inputMint: string, amountOut: bigint): HopQuote {
     const { fees, rIn, rOut } = this.prepare(inputMint);
-    return CpmmPool.hop(cpmmSwapBaseOutput(amountOut, rIn, rOut, fees), fees);
+    const [tIn, tOut] = this.transferFees(inputMint);
+    return exactOutWithTransferFees(amountOut, tIn, tOut, (gross) => CpmmPool.hop(cpmmSwapBaseOutput(gross, rIn, rOut, fees), fees));
   }
 
   approxOut(inputMint: string, amountIn: number): number {
     const s = this.direction(inputMint) ? this.side01 : this.side10;
     if (s.x === 0 || !(amountIn > 0)) return 0;
-    const net = amountIn * s.inKeep;
-    return ((net * s.y) / (s.x + net)) * s.outKeep;
+    const [tIn, tOut] = this.transferFees(inputMint);
+    const net = amountIn * transferKeep(tIn) * s.inKeep;
+    return ((net * s.y) / (s.x + net)) * s.outKeep * transferKeep(tOut);
   }
 
   approxIn(inputMint: string, amountOut: number): number {
     const s = this.direction(inputMint) ? this.side01 : this.side10;
     if (s.x === 0) return Infinity;
     if (!(amountOut > 0)) return 0;
-    const gross = amountOut / s.outKeep;
+    const [tIn, tOut] = this.transferFees(inputMint);
+    const gross = amountOut / s.outKeep / transferKeep(tOut);
     if (gross >= s.y) return Infinity;
-    return (s.x * gross) / (s.y - gross) / s.inKeep;
+    return (s.x * gross) / (s.y - gross) / s.inKeep / transferKeep(tIn);
   }
 
   spotPrice(inputMint: string): number {
