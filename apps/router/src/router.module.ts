@@ -4,14 +4,16 @@ import { LogModule } from '../../../libs/log/src/log.module';
 import { HealthController } from './http/health.controller';
 import { MarketsController } from './http/markets.controller';
 import { QuoteController } from './http/quote.controller';
+import { PriceController } from './price/price.controller';
+import { PriceService } from './price/price.service';
 import { ProjectionService } from './projection/projection.service';
 import { QuoteService } from './quote/quote.service';
 
 /** The router: pool-updates → in-memory projection → quotes over HTTP. */
 @Module({
   imports: [ConfigModule, LogModule],
-  controllers: [QuoteController, MarketsController, HealthController],
-  providers: [ProjectionService, QuoteService],
-  exports: [ProjectionService, QuoteService],
+  controllers: [QuoteController, MarketsController, HealthController, PriceController],
+  providers: [ProjectionService, QuoteService, PriceService],
+  exports: [ProjectionService, QuoteService, PriceService],
 })
 export class RouterModule {}

@@ -1,0 +1,103 @@
+import { Inject, Injectable, Optional, type OnModuleInit } from '@nestjs/common';
+import { PriceOracle, type PriceOracleStats, type PriceRecord } from '../../../../libs/amm/src/pricing/price-oracle';
+import type { AppConfig } from '../../../../libs/config/src/config';
+import { APP_CONFIG } from '../../../../libs/config/src/config.module';
+import { MINTS } from '../../../../libs/solana/src/programs';
+import { ProjectionService } from '../projection/projection.service';
+
+/** Nest token of the clock that stamps `updatedAt` (Unix milliseconds); Date.now by default. */
+export const PRICE_CLOCK = Symbol('PRICE_CLOCK');
+export type MillisClock = () => number;
+
+/**
+ * Keeps the spot prices of GET /api/v1/price up to date as pool updates are projected.
+ *
+ * Wiring: on module init it feeds the pure PriceOracle (libs/amm/src/pricing) every routable pool
+ * the projection already holds, then listens to ProjectionService.onPoolsChanged: after each
+ * applied batch, every changed pool is passed to the oracle (or removed from it when the
+ * projection no longer has it routable) with its mints' decimals, in one oracle batch, so the
+ * records that depend on those pools (and, when SOL's price moved, the tokens priced through SOL
+ * pools) are re-materialised right there. A request is a map lookup.
+ *
+ * Where the wall clock enters: here and only here. The Projection and the PriceOracle are
+ * deterministic (a record's `price` and `slot` are functions of the log prefix and the
+ * configuration). `updatedAt` is the Unix second at which this router projected the pool update
+ * the price came from: the clock is read once per applied batch, when the ProjectionService hands
+ * the batch's changed pools over, and passed to the oracle as data. So it tells when this router
+ * last saw the price's pool change; after a restart, the replayed backlog is stamped with the
+ * replay time. `slot` is the deterministic age of a price (compare it with the current slot).
+ * (The pool-updates record carries no chain time, and a slot has no fixed wall time.)
+ */
+@Injectable()
+export class PriceService implements OnModuleInit {
+  readonly oracle: PriceOracle;
+  private readonly clock: MillisClock;
+  private attached = false;
+
+  constructor(
+    private readonly projections: ProjectionService,
+    @Inject(APP_CONFIG) config: AppConfig,
+    @Optional() @Inject(PRICE_CLOCK) clock?: MillisClock,
+  ) {
+    this.oracle = new PriceOracle(config.priceStablecoins, MINTS.SOL);
+    this.clock = clock ?? Date.now;
+  }
+
+  onModuleInit(): void {
+    this.attach();
+  }
+
+  /** Seed from the projection's current pools and follow its changes (idempotent). */
+  attach(): void {
+    if (this.attached) return;
+    this.attached = true;
+    const projection = this.projections.projection;
+    const seed: string[] = [];
+    for (const m of projection.markets()) if (m.routable) seed.push(m.address);
+    this.apply(seed);
+    // the first call also carries the pools materialised before registration: applying them
+    // again is harmless (same pool state, same record)
+    this.projections.onPoolsChanged((changed) => this.apply(changed));
+  }
+
+  /** Feed the oracle the current state of these pools (called once per applied batch). */
+  apply(changed: Iterable<string>): void {
+    const projection = this.projections.projection;
+    const updatedAt = Math.floor(this.clock() / 1000);
+    const oracle = this.oracle;
+    oracle.batch(() => {
+      for (const address of changed) {
+        const pool = projection.pool(address);
+        if (pool === undefined) {
+          oracle.poolRemoved(address);
+          continue;
+        }
+        oracle.setDecimals(pool.mintA, projection.decimals(pool.mintA));
+        oracle.setDecimals(pool.mintB, projection.decimals(pool.mintB));
+        oracle.poolChanged({ pool, updatedAt });
+      }
+      // mint accounts may arrive after their pools and do not always re-materialise them
+      const pending = oracle.pendingDecimals();
+      if (pending.size > 0) {
+        for (const mint of [...pending]) {
+          const d = projection.decimals(mint);
+          if (d !== undefined) oracle.setDecimals(mint, d);
+        }
+      }
+    });
+  }
+
+  /** the record of one mint (price 0 when unknown) */
+  price(mint: string): PriceRecord {
+    return this.oracle.get(mint);
+  }
+
+  /** records of several mints, in the given order */
+  prices(mints: readonly string[]): PriceRecord[] {
+    return this.oracle.getMany(mints);
+  }
+
+  get stats(): PriceOracleStats {
+    return this.oracle.stats;
+  }
+}
