@@ -1,0 +1,3 @@
+export * from './common';
+export * from './system-token';
+export * from './programs';
