@@ -28,7 +28,7 @@ export interface AddressLookupTableState {
 
 export function decodeAddressLookupTable(data: Uint8Array, owner?: string, address = '(unknown)'): AddressLookupTableState {
   const fail = (why: string): never => {
-    throw new AccountDecodeError(`address lookup table ${address}: ${why}`);
+    throw new AccountDecodeError(address, `address lookup table: ${why}`);
   };
   if (owner !== undefined && owner !== PROGRAM_IDS.addressLookupTable) fail(`owner ${owner} is not the address lookup table program`);
   if (data.length < LOOKUP_TABLE_META_SIZE) fail(`${data.length} bytes, expected at least ${LOOKUP_TABLE_META_SIZE}`);
