@@ -3,3 +3,8 @@ export * from './programs';
 export * from './decode-error';
 export * from './spl-token';
 export * from './raydium-cpmm';
+export * from './raydium-amm-v4';
+export * from './raydium-clmm';
+export * from './orca-whirlpool';
+export * from './pump-fun';
+export * from './pump-amm';
