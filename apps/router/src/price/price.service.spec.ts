@@ -19,12 +19,12 @@ class FakeProjectionService {
   }
 
   /** apply one batch as ProjectionService does, then notify */
-  applyBatch(updates: PoolUpdate[]): void {
+  applyBatch(updates: PoolUpdate[], appendedAtMs = 0): void {
     const records: ProjectionRecord[] = updates.map((u) => ({ partition: 0, offset: String(this.offset++), value: encodePoolUpdate(u) }));
     this.projection.applyBatch(records);
     if (this.listeners.length > 0) {
       const changed = this.projection.drainChanged();
-      if (changed.size > 0) for (const l of this.listeners) l(changed, this.projection.slot);
+      if (changed.size > 0) for (const l of this.listeners) l(changed, this.projection.slot, appendedAtMs);
     }
   }
 }
@@ -120,6 +120,18 @@ describe('PriceService', () => {
     // SOL moved at some point and the tokens priced through SOL pools moved with it (same slot)
     const solSlot = service.price(MINTS.SOL).slot;
     expect(solSlot).toBeGreaterThan(market.startSlot);
+  });
+
+  it("stamps updatedAt with the log's append time of the batch when it has one (deterministic on replay)", () => {
+    const { market, fake, service, clock } = setup();
+    service.attach();
+    clock.set(9_999_999_999_000); // the wall clock must not be used
+    fake.applyBatch(market.genesis(), 1_767_225_000_000);
+    expect(service.price(MINTS.SOL).updatedAt).toBe(1_767_225_000);
+    for (let i = 0; i < 20; i++) fake.applyBatch(market.step(), 1_767_225_000_000 + (i + 1) * 400);
+    const sol = service.price(MINTS.SOL);
+    expect(sol.updatedAt).toBeGreaterThanOrEqual(1_767_225_000);
+    expect(sol.updatedAt).toBeLessThanOrEqual(1_767_225_008);
   });
 
   it('prices tokens whose mint accounts arrive after their pools (decimals pending → known)', () => {

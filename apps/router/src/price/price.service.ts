@@ -19,14 +19,12 @@ export type MillisClock = () => number;
  * records that depend on those pools (and, when SOL's price moved, the tokens priced through SOL
  * pools) are re-materialised right there. A request is a map lookup.
  *
- * Where the wall clock enters: here and only here. The Projection and the PriceOracle are
- * deterministic (a record's `price` and `slot` are functions of the log prefix and the
- * configuration). `updatedAt` is the Unix second at which this router projected the pool update
- * the price came from: the clock is read once per applied batch, when the ProjectionService hands
- * the batch's changed pools over, and passed to the oracle as data. So it tells when this router
- * last saw the price's pool change; after a restart, the replayed backlog is stamped with the
- * replay time. `slot` is the deterministic age of a price (compare it with the current slot).
- * (The pool-updates record carries no chain time, and a slot has no fixed wall time.)
+ * Time: the Projection and the PriceOracle never read a clock (a record's `price` and `slot` are
+ * functions of the log prefix and the configuration). `updatedAt` is the Unix second at which
+ * the pool update the price came from was appended to the log (the newest append time of the
+ * applied batch, which ProjectionService passes along): it is part of the log, so a replay
+ * stamps the same times. Only pools already projected when the service attaches (at start, the
+ * first records may be applied before it does) are stamped with the wall clock of the attach.
  */
 @Injectable()
 export class PriceService implements OnModuleInit {
@@ -57,13 +55,13 @@ export class PriceService implements OnModuleInit {
     this.apply(seed);
     // the first call also carries the pools materialised before registration: applying them
     // again is harmless (same pool state, same record)
-    this.projections.onPoolsChanged((changed) => this.apply(changed));
+    this.projections.onPoolsChanged((changed, _slot, appendedAtMs) => this.apply(changed, appendedAtMs));
   }
 
   /** Feed the oracle the current state of these pools (called once per applied batch). */
-  apply(changed: Iterable<string>): void {
+  apply(changed: Iterable<string>, appendedAtMs?: number): void {
     const projection = this.projections.projection;
-    const updatedAt = Math.floor(this.clock() / 1000);
+    const updatedAt = Math.floor((appendedAtMs && appendedAtMs > 0 ? appendedAtMs : this.clock()) / 1000);
     const oracle = this.oracle;
     oracle.batch(() => {
       for (const address of changed) {

@@ -3,8 +3,12 @@ import { TOPICS } from '../../../../libs/contracts/src/topics';
 import { LOG_PORT, type LogPort, type LogRecord, type Positions, type Subscription } from '../../../../libs/log/src/log.port';
 import { Projection } from './projection';
 
-/** Called after each applied batch with the pools that changed (see Projection.drainChanged). */
-export type PoolsChangedListener = (changed: ReadonlySet<string>, slot: number) => void;
+/**
+ * Called after each applied batch with the pools that changed (see Projection.drainChanged), the
+ * projection's slot, and the newest append time (Unix ms) among the batch's records: a time that
+ * is part of the log, so replaying the same log gives the same value.
+ */
+export type PoolsChangedListener = (changed: ReadonlySet<string>, slot: number, appendedAtMs: number) => void;
 
 export interface ProjectionHealth {
   ok: boolean;
@@ -70,9 +74,11 @@ export class ProjectionService implements OnModuleInit, OnModuleDestroy {
       const changed = this.projection.drainChanged();
       if (changed.size > 0) {
         const slot = this.projection.slot;
+        let appendedAtMs = 0;
+        for (const r of records) if (r.timestamp > appendedAtMs) appendedAtMs = r.timestamp;
         for (const l of this.listeners) {
           try {
-            l(changed, slot);
+            l(changed, slot, appendedAtMs);
           } catch (e) {
             this.logger.error(`pools-changed listener failed: ${(e as Error).message}`);
           }
