@@ -457,6 +457,12 @@ export class Projection implements TokenGraph {
     return this.accounts.get(address);
   }
 
+  /** the accounts a pool's quotes depend on besides its own account ([] for an unknown pool) */
+  dependenciesOf(pool: string): string[] {
+    this.settle();
+    return [...(this.pools.get(pool)?.deps ?? [])];
+  }
+
   /** every pool account seen, routable or not (with the reason), by address */
   markets(): MarketInfo[] {
     this.settle();
