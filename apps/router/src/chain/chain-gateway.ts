@@ -1,0 +1,58 @@
+/**
+ * The chain gateway port: where blockhashes come from and where transactions are simulated.
+ * Two adapters, chosen by CHAIN_GATEWAY: `sim` (the simulated market's own chain, executing
+ * against the projected accounts) and `rpc` (a Solana JSON-RPC node through @solana/web3.js).
+ */
+import type { VersionedTransaction } from '@solana/web3.js';
+import { PROGRAM_IDS } from '../../../../libs/solana/src/programs';
+
+export const CHAIN_GATEWAY = Symbol('CHAIN_GATEWAY');
+
+export interface LatestBlockhash {
+  blockhash: string;
+  lastValidBlockHeight: number;
+}
+
+/** API.md SimulationResult */
+export interface SimulationResult {
+  success: boolean;
+  /** empty when the simulation passed */
+  error: string;
+  insufficientFunds: boolean;
+  slippageExceeded: boolean;
+  computeUnitsConsumed: number;
+  logs: string[];
+}
+
+export interface ChainGateway {
+  readonly kind: 'sim' | 'rpc';
+  latestBlockhash(): Promise<LatestBlockhash>;
+  simulate(transaction: VersionedTransaction): Promise<SimulationResult>;
+}
+
+/** The gateway could not be reached or answered garbage (the swap answers `simulation failed: <details>`). */
+export class ChainGatewayError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ChainGatewayError';
+  }
+}
+
+/** (program, custom error code) pairs that mean "the slippage bound was hit" (from the programs' IDLs). */
+export const SLIPPAGE_ERROR_CODES: ReadonlyArray<readonly [string, number, string]> = [
+  [PROGRAM_IDS.raydiumCpmm, 6005, 'ExceededSlippage'],
+  [PROGRAM_IDS.raydiumClmm, 6021, 'PriceSlippageCheck'],
+  [PROGRAM_IDS.raydiumClmm, 6022, 'TooLittleOutputReceived'],
+  [PROGRAM_IDS.raydiumClmm, 6023, 'TooMuchInputPaid'],
+  [PROGRAM_IDS.orcaWhirlpool, 6036, 'AmountOutBelowMinimum'],
+  [PROGRAM_IDS.orcaWhirlpool, 6037, 'AmountInAboveMaximum'],
+  [PROGRAM_IDS.raydiumAmmV4, 30, 'ExceededSlippage'],
+  [PROGRAM_IDS.pumpFun, 6002, 'TooMuchSolRequired'],
+  [PROGRAM_IDS.pumpFun, 6003, 'TooLittleSolReceived'],
+  [PROGRAM_IDS.pumpFun, 6042, 'BuySlippageBelowMinTokensOut'],
+  [PROGRAM_IDS.pumpSwapAmm, 6004, 'ExceededSlippage'],
+  [PROGRAM_IDS.pumpSwapAmm, 6040, 'BuySlippageBelowMinBaseAmountOut'],
+];
+
+/** SPL Token's InsufficientFunds is custom error 1 of the token programs. */
+export const TOKEN_INSUFFICIENT_FUNDS = 1;

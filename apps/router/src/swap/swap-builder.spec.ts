@@ -1,0 +1,192 @@
+/**
+ * SwapBuilder over a projection of the simulated market: every built transaction deserializes,
+ * the wallet is the only signer and the fee payer, the CPMM accounts carry the program's
+ * writable flags, it fits 1232 bytes; executed by the sim chain, balances move by exactly the
+ * quoted amounts; slippage, missing funds and the aggregator fee behave as documented.
+ */
+import { Keypair, VersionedTransaction } from '@solana/web3.js';
+import { SimMarket } from '../../../ingestor/src/sim/market';
+import { Projection } from '../projection/projection';
+import { encodePoolUpdate } from '../../../../libs/contracts/src/pool-update';
+import { findBestRoute, type Route, type SwapMode } from '../../../../libs/amm/src/routing/route-search';
+import { MINTS, PROGRAM_IDS } from '../../../../libs/solana/src/programs';
+import { associatedTokenAddress } from '../../../../libs/solana/src/instructions/common';
+import { buildSwap, MissingPoolDataError, shareOut, type AggregatorFee } from './swap-builder';
+import { compileTransaction, PACKET_DATA_SIZE } from './transaction';
+import { SimChain, TOKEN_ACCOUNT_RENT } from '../chain/sim-chain';
+
+const market = new SimMarket({ seed: 7, pools: 60, tokens: 16, swapsPerSlot: 4 });
+const projection = new Projection();
+let offset = 0;
+for (const u of market.genesis()) projection.apply({ partition: 0, offset: offset++, value: encodePoolUpdate(u) });
+const mints = market.tokens.map((t) => t.mint);
+
+function routeWithHops(hops: number, mode: SwapMode = 'ExactIn'): Route {
+  for (const a of mints) {
+    for (const b of mints) {
+      if (a === b || a === MINTS.SOL || b === MINTS.SOL) continue;
+      try {
+        const amount = 10n ** BigInt(Math.max(1, (market.tokens.find((t) => t.mint === (mode === 'ExactIn' ? a : b))!.decimals ?? 6) - 2));
+        const r = findBestRoute(projection, { inputMint: a, outputMint: b, amount, mode, maxHops: hops });
+        if (r.hops.length === hops) return r;
+      } catch {
+        // next pair
+      }
+    }
+  }
+  throw new Error(`no ${hops}-hop route in the sim market`);
+}
+
+function build(route: Route, wallet: string, slippageBps = 50, fee: AggregatorFee | null = null) {
+  return buildSwap({ legs: [{ percent: 100, route }], userWallet: wallet, slippageBps, fee, computeUnitPriceMicroLamports: 1000n }, projection);
+}
+
+function compile(chain: SimChain, wallet: string, ixs: ReturnType<typeof build>['instructions']): VersionedTransaction {
+  const { blockhash } = chain.blockhashAt(projection.slot);
+  const { bytes } = compileTransaction(wallet, ixs, blockhash, []);
+  expect(bytes.length).toBeLessThanOrEqual(PACKET_DATA_SIZE);
+  return VersionedTransaction.deserialize(bytes);
+}
+
+describe('buildSwap', () => {
+  it.each([1, 2, 3])('%i-hop ExactIn: one signer (the payer), CPMM flags, fits, and balances move by the quote', (hops) => {
+    const route = routeWithHops(hops);
+    const wallet = Keypair.generate().publicKey.toBase58();
+    const built = build(route, wallet);
+    expect(built.hopCount).toBe(hops);
+    expect(built.otherAmountThreshold).toBe((route.amountOut * 9950n) / 10000n);
+    const tx = compile(new SimChain(), wallet, built.instructions);
+    expect(tx.message.header.numRequiredSignatures).toBe(1);
+    expect(tx.message.staticAccountKeys[0].toBase58()).toBe(wallet);
+    for (const ix of built.instructions) for (const k of ix.keys) if (k.isSigner) expect(k.pubkey.toBase58()).toBe(wallet);
+    const swaps = built.instructions.filter((i) => i.programId.toBase58() === PROGRAM_IDS.raydiumCpmm);
+    expect(swaps).toHaveLength(hops);
+    for (const s of swaps) expect(s.keys.map((k) => k.isWritable)).toEqual([false, false, false, true, true, true, true, true, false, false, false, false, true]);
+
+    const chain = new SimChain();
+    chain.fund(projection, wallet, null, 10n ** 9n);
+    chain.fund(projection, wallet, route.inputMint, route.amountIn);
+    const tx2 = compile(chain, wallet, built.instructions);
+    const ex = chain.execute(projection, tx2, projection.slot, true);
+    expect(ex.error).toBe('');
+    expect(ex.success).toBe(true);
+    expect(ex.computeUnitsConsumed).toBeGreaterThan(0);
+    expect(ex.computeUnitsConsumed).toBeLessThanOrEqual(built.computeUnitsEstimate);
+    const bal = (m: string): bigint => chain.tokenAccount(projection, associatedTokenAddress(wallet, m))?.amount ?? -1n;
+    expect(bal(route.inputMint)).toBe(0n);
+    expect(bal(route.outputMint)).toBe(route.amountOut);
+    // intermediates end empty (wrapped SOL is closed: its account is gone, its rent back)
+    for (const h of route.hops.slice(0, -1)) expect(bal(h.outputMint)).toBe(h.outputMint === MINTS.SOL ? -1n : 0n);
+    const created = new Set(route.hops.map((h) => h.outputMint).filter((m) => m !== MINTS.SOL)).size;
+    expect(chain.balanceOf(wallet)).toBe(10n ** 9n - ex.feeLamports - TOKEN_ACCOUNT_RENT * BigInt(created));
+  });
+
+  it('ExactOut: exact output, maximum input on the first hop, user pays exactly the quoted input', () => {
+    const route = routeWithHops(2, 'ExactOut');
+    const wallet = Keypair.generate().publicKey.toBase58();
+    const built = build(route, wallet, 100);
+    expect(built.otherAmountThreshold).toBe((route.amountIn * 10100n + 9999n) / 10000n);
+    const chain = new SimChain();
+    chain.fund(projection, wallet, null, 10n ** 9n);
+    chain.fund(projection, wallet, route.inputMint, built.otherAmountThreshold);
+    const ex = chain.execute(projection, compile(chain, wallet, built.instructions), projection.slot, true);
+    expect(ex.error).toBe('');
+    const bal = (m: string): bigint => chain.tokenAccount(projection, associatedTokenAddress(wallet, m))!.amount;
+    expect(bal(route.outputMint)).toBe(route.amountOut);
+    expect(built.otherAmountThreshold - bal(route.inputMint)).toBe(route.amountIn);
+  });
+
+  it('a quote the pool can no longer meet reverts with slippageExceeded and moves nothing', () => {
+    const route = routeWithHops(1);
+    const greedy: Route = { ...route, amountOut: route.amountOut + 1000n, hops: [{ ...route.hops[0], amountOut: route.hops[0].amountOut + 1000n }] };
+    const wallet = Keypair.generate().publicKey.toBase58();
+    const chain = new SimChain();
+    chain.fund(projection, wallet, null, 10n ** 9n);
+    chain.fund(projection, wallet, route.inputMint, route.amountIn);
+    const ex = chain.execute(projection, compile(chain, wallet, build(greedy, wallet, 0).instructions), projection.slot, true);
+    expect(ex.success).toBe(false);
+    expect(ex.slippageExceeded).toBe(true);
+    expect(ex.insufficientFunds).toBe(false);
+    expect(ex.error).toMatch(/0x1775 \(ExceededSlippage/);
+    expect(chain.tokenAccount(projection, associatedTokenAddress(wallet, route.inputMint))!.amount).toBe(route.amountIn);
+  });
+
+  it('an unfunded wallet: insufficientFunds (fee payer, then token balance)', () => {
+    const route = routeWithHops(1);
+    const wallet = Keypair.generate().publicKey.toBase58();
+    const chain = new SimChain();
+    const ix = build(route, wallet).instructions;
+    let ex = chain.execute(projection, compile(chain, wallet, ix), projection.slot);
+    expect([ex.success, ex.insufficientFunds, ex.error]).toEqual([false, true, 'InsufficientFundsForFee']);
+    chain.fund(projection, wallet, null, 10n ** 9n);
+    ex = chain.execute(projection, compile(chain, wallet, ix), projection.slot);
+    expect(ex.insufficientFunds).toBe(true);
+    expect(ex.slippageExceeded).toBe(false);
+    expect(ex.logs.some((l) => l.includes('failed'))).toBe(true);
+  });
+
+  it('an expired blockhash fails with BlockhashNotFound', () => {
+    const route = routeWithHops(1);
+    const wallet = Keypair.generate().publicKey.toBase58();
+    const chain = new SimChain();
+    chain.fund(projection, wallet, null, 10n ** 9n);
+    const tx = compile(chain, wallet, build(route, wallet).instructions);
+    expect(chain.execute(projection, tx, projection.slot + 151).error).toBe('BlockhashNotFound');
+  });
+
+  it('aggregator fee: taken from the output (ExactIn), paid to the fee wallet, amountOut net of it', () => {
+    const route = routeWithHops(2);
+    const wallet = Keypair.generate().publicKey.toBase58();
+    const feeWallet = Keypair.generate().publicKey.toBase58();
+    const fee: AggregatorFee = { bps: 30, wallet: feeWallet, routes: 'multi-hop' };
+    const built = build(route, wallet, 50, fee);
+    expect(built.feeAmount).toBe((route.amountOut * 30n) / 10000n);
+    expect(built.amountOut).toBe(route.amountOut - built.feeAmount);
+    expect(built.otherAmountThreshold).toBe((built.amountOut * 9950n) / 10000n);
+    expect(build(routeWithHops(1), wallet, 50, fee).feeAmount).toBe(0n); // multi-hop only
+    const chain = new SimChain();
+    chain.fund(projection, wallet, null, 10n ** 9n);
+    chain.fund(projection, wallet, route.inputMint, route.amountIn);
+    const ex = chain.execute(projection, compile(chain, wallet, built.instructions), projection.slot, true);
+    expect(ex.error).toBe('');
+    expect(chain.tokenAccount(projection, associatedTokenAddress(wallet, route.outputMint))!.amount).toBe(built.amountOut);
+    expect(chain.tokenAccount(projection, associatedTokenAddress(feeWallet, route.outputMint))!.amount).toBe(built.feeAmount);
+  });
+
+  it('SOL input is wrapped and the wrapped account closed: lamports move by amountIn + fee + new ATAs rent', () => {
+    let route: Route | null = null;
+    for (const b of mints) {
+      if (b === MINTS.SOL) continue;
+      try {
+        route = findBestRoute(projection, { inputMint: MINTS.SOL, outputMint: b, amount: 10n ** 8n, mode: 'ExactIn', maxHops: 2 });
+        break;
+      } catch {
+        // next
+      }
+    }
+    expect(route).not.toBeNull();
+    const wallet = Keypair.generate().publicKey.toBase58();
+    const chain = new SimChain();
+    chain.fund(projection, wallet, null, 10n ** 10n);
+    const built = build(route!, wallet);
+    const ex = chain.execute(projection, compile(chain, wallet, built.instructions), projection.slot, true);
+    expect(ex.error).toBe('');
+    const created = new Set(route!.hops.map((h) => h.outputMint)).size;
+    expect(chain.balanceOf(wallet)).toBe(10n ** 10n - route!.amountIn - ex.feeLamports - TOKEN_ACCOUNT_RENT * BigInt(created));
+    expect(chain.tokenAccount(projection, associatedTokenAddress(wallet, MINTS.SOL))).toBeNull();
+    expect(chain.tokenAccount(projection, associatedTokenAddress(wallet, route!.outputMint))!.amount).toBe(route!.amountOut);
+  });
+
+  it('missing pool data: a pool whose mint account is unknown', () => {
+    const route = routeWithHops(1);
+    const empty = { account: () => undefined, decimals: () => undefined };
+    expect(() => buildSwap({ legs: [{ percent: 100, route }], userWallet: Keypair.generate().publicKey.toBase58(), slippageBps: 50, fee: null, computeUnitPriceMicroLamports: 0n }, empty)).toThrow(
+      MissingPoolDataError,
+    );
+  });
+
+  it('shareOut splits a bound over legs exactly', () => {
+    expect(shareOut(100n, [1n, 1n, 1n], 3n)).toEqual([33n, 33n, 34n]);
+    expect(shareOut(0n, [5n], 5n)).toEqual([0n]);
+  });
+});

@@ -1,0 +1,491 @@
+/**
+ * SwapBuilder: turns an exact route (single path or split) into the instructions of one atomic
+ * transaction, with the slippage bound enforced by the swap instructions themselves. Pure: no
+ * Nest, no IO; it reads pool state from the `Pool` objects and raw accounts (mints, markets)
+ * from an `AccountSource` (the Projection).
+ *
+ * Instruction order: compute budget (unit limit, optional unit price) → create-idempotent ATAs
+ * for every output / intermediate mint (and the input when it is wrapped SOL) → wrap SOL when
+ * the input is SOL → the swaps, leg by leg, hop by hop → the aggregator fee transfer → close
+ * the wrapped-SOL account (unwrap) when SOL was used as wrapped SOL.
+ *
+ * Slippage and intermediate amounts (why any shortfall reverts the whole transaction):
+ * Solana has no "use whatever the previous instruction produced" without an aggregator
+ * program, so every hop's amounts are fixed at build time from the exact quote:
+ * - ExactIn: hop i pays exactly its quoted input. An intermediate hop's minimum output is the
+ *   quoted output, which is exactly what the next hop pays in; the LAST hop's minimum output is
+ *   the slippage-adjusted threshold. If an intermediate pool moved against the user, that hop
+ *   fails its own minimum (the program's slippage error) and the whole transaction reverts; if
+ *   it moved in the user's favour, the surplus stays in the user's intermediate token account.
+ * - ExactOut: every hop receives exactly its quoted output (the final one the requested amount);
+ *   an intermediate hop may pay at most its quoted input (exactly what the previous hop
+ *   produced); the FIRST hop may pay at most the slippage-adjusted maximum input.
+ * So the user's tolerance covers the price of the outer hop, and intermediate pools must not
+ * move against the user between quote and execution: stricter than necessary, never a partial
+ * fill, never a worse price than the threshold. (Programs without the needed exact form: a sell
+ * on PumpSwap / pump.fun always pays an exact token amount and checks a minimum output.)
+ * Split routes: each leg enforces its share of the bound (floor(amount_i × bound / amount),
+ * the last leg takes the remainder), so the shares add up to the whole bound.
+ *
+ * Aggregator fee (when configured for the route): ExactIn takes it from the output,
+ * fee = floor(grossOut × feeBps / 10000), amountOut = grossOut − fee, minAmountOut =
+ * floor(amountOut × (10000 − slippageBps) / 10000) and the last hops must produce
+ * minAmountOut + fee; ExactOut takes it from the input, fee = floor(routeIn × feeBps / 10000),
+ * amountIn = routeIn + fee, maxAmountIn = ceil(routeIn × (10000 + slippageBps) / 10000) + fee.
+ * It is a fixed amount paid by a transfer in the same transaction (TransferChecked to the fee
+ * wallet's ATA, created idempotently; a System transfer when the fee is in native SOL).
+ */
+import type { TransactionInstruction } from '@solana/web3.js';
+import type { Pool } from '../../../../libs/amm/src/pool';
+import type { Route, SwapMode } from '../../../../libs/amm/src/routing/route-search';
+import { CpmmPool } from '../../../../libs/amm/src/programs/raydium-cpmm/pool';
+import { WhirlpoolPool } from '../../../../libs/amm/src/programs/orca-whirlpool/pool';
+import { swapTickArrayStartIndexes } from '../../../../libs/amm/src/programs/orca-whirlpool/swap';
+import { ClmmPool } from '../../../../libs/amm/src/programs/raydium-clmm/pool';
+import { initializedTickArraysFrom, prepareBitmaps } from '../../../../libs/amm/src/programs/raydium-clmm/tick-array';
+import { AmmV4Pool } from '../../../../libs/amm/src/programs/raydium-amm-v4/pool';
+import { PumpAmmPool } from '../../../../libs/amm/src/programs/pump-amm/pool';
+import { PumpFunCurve } from '../../../../libs/amm/src/programs/pump-fun/pool';
+import { MINTS, PROGRAM_IDS } from '../../../../libs/solana/src/programs';
+import { whirlpoolOracleAddress, whirlpoolTickArrayAddress } from '../../../../libs/solana/src/orca-whirlpool';
+import { clmmBitmapExtensionAddress, clmmTickArrayAddress } from '../../../../libs/solana/src/raydium-clmm';
+import { associatedTokenAddress, isTokenProgram } from '../../../../libs/solana/src/instructions/common';
+import {
+  closeAccount,
+  createAtaIdempotent,
+  setComputeUnitLimit,
+  setComputeUnitPrice,
+  syncNative,
+  systemTransfer,
+  transferChecked,
+} from '../../../../libs/solana/src/instructions/system-token';
+import {
+  decodeSerumMarketAccounts,
+  orcaWhirlpoolSwapV2,
+  pumpAmmSwap,
+  pumpFunSwap,
+  raydiumAmmV4Swap,
+  raydiumClmmSwapV2,
+  raydiumCpmmSwap,
+  type SwapDirection,
+} from '../../../../libs/solana/src/instructions/programs';
+
+const BPS = 10_000n;
+
+/** Raw accounts and mint decimals, as the projection holds them. */
+export interface AccountSource {
+  account(address: string): { owner: string; data: Buffer } | undefined;
+  decimals(mint: string): number | undefined;
+}
+
+/** A part of the amount routed along one path; `percent` of the whole (100 for a single route). */
+export interface RouteLeg {
+  percent: number;
+  route: Route;
+}
+
+export type FeeRoutes = 'all' | 'multi-hop';
+
+export interface AggregatorFee {
+  bps: number;
+  wallet: string;
+  /** which routes pay it: every route, or only multi-hop / split routes */
+  routes: FeeRoutes;
+}
+
+export interface SwapBuildRequest {
+  /** the legs of the route (one leg for a single path); all share mode and mints */
+  legs: RouteLeg[];
+  userWallet: string;
+  slippageBps: number;
+  fee: AggregatorFee | null;
+  /** SetComputeUnitPrice in micro-lamports; 0 = no price instruction */
+  computeUnitPriceMicroLamports: bigint;
+}
+
+export interface BuiltSwap {
+  mode: SwapMode;
+  inputMint: string;
+  outputMint: string;
+  /** what the user pays (ExactOut: route input + fee) */
+  amountIn: bigint;
+  /** what the user receives (ExactIn: route output − fee) */
+  amountOut: bigint;
+  feeAmount: bigint;
+  /** ExactIn: minimum output; ExactOut: maximum input (both net of the aggregator fee) */
+  otherAmountThreshold: bigint;
+  routePath: string[];
+  hopCount: number;
+  pools: string[];
+  isSplitRoute: boolean;
+  splitPercents: number[];
+  computeUnitsEstimate: number;
+  instructions: TransactionInstruction[];
+}
+
+/** Pool or account data the instructions need is not in the projection (API: `missing pool data`). */
+export class MissingPoolDataError extends Error {
+  constructor(readonly detail: string) {
+    super('missing pool data');
+    this.name = 'MissingPoolDataError';
+  }
+}
+
+/** The route cannot be expressed as instructions (API: `failed to build instructions`). */
+export class BuildError extends Error {
+  constructor(readonly detail: string) {
+    super(detail);
+    this.name = 'BuildError';
+  }
+}
+
+/** Compute units per instruction kind: measured orders of magnitude with headroom. */
+export const COMPUTE_UNITS = {
+  base: 5_000,
+  ataCreate: 30_000,
+  wrap: 6_000,
+  transfer: 8_000,
+  close: 5_000,
+  swap: {
+    [PROGRAM_IDS.raydiumCpmm]: 60_000,
+    [PROGRAM_IDS.raydiumAmmV4]: 45_000,
+    [PROGRAM_IDS.orcaWhirlpool]: 120_000,
+    [PROGRAM_IDS.raydiumClmm]: 150_000,
+    [PROGRAM_IDS.pumpSwapAmm]: 100_000,
+    [PROGRAM_IDS.pumpFun]: 90_000,
+  } as Record<string, number>,
+} as const;
+
+function ceilDiv(a: bigint, b: bigint): bigint {
+  return (a + b - 1n) / b;
+}
+
+/** Split `total` over legs in proportion to `weights` (floor; the last leg takes the remainder, capped at its weight when `cap`). */
+export function shareOut(total: bigint, weights: bigint[], sum: bigint): bigint[] {
+  const out: bigint[] = [];
+  let acc = 0n;
+  for (let i = 0; i < weights.length; i++) {
+    const v = i === weights.length - 1 ? total - acc : sum === 0n ? 0n : (weights[i] * total) / sum;
+    out.push(v);
+    acc += v;
+  }
+  return out;
+}
+
+interface Ctx {
+  src: AccountSource;
+  wallet: string;
+  ixs: TransactionInstruction[];
+  units: number;
+  /** where SOL currently sits for the next consumer */
+  wsolUsed: boolean;
+}
+
+function tokenProgramOf(src: AccountSource, mint: string): string {
+  if (mint === MINTS.SOL) return PROGRAM_IDS.token;
+  const acc = src.account(mint);
+  if (!acc) throw new MissingPoolDataError(`mint account ${mint} is not in the projection`);
+  if (!isTokenProgram(acc.owner)) throw new BuildError(`mint ${mint} is owned by ${acc.owner}, not a token program`);
+  return acc.owner;
+}
+
+function decimalsOf(src: AccountSource, mint: string): number {
+  if (mint === MINTS.SOL) return 9;
+  const d = src.decimals(mint);
+  if (d === undefined) throw new MissingPoolDataError(`decimals of ${mint} unknown`);
+  return d;
+}
+
+/** True when the hop trades native SOL lamports (pump.fun) rather than wrapped SOL. */
+function nativeSolHop(pool: Pool): boolean {
+  return pool instanceof PumpFunCurve;
+}
+
+function feeApplies(fee: AggregatorFee | null, legs: RouteLeg[]): boolean {
+  if (fee === null || fee.bps <= 0) return false;
+  if (fee.routes === 'all') return true;
+  return legs.length > 1 || legs[0].route.hops.length > 1;
+}
+
+export function buildSwap(req: SwapBuildRequest, src: AccountSource): BuiltSwap {
+  const legs = req.legs;
+  if (legs.length === 0) throw new BuildError('route has no legs');
+  const first = legs[0].route;
+  const mode = first.mode;
+  const inputMint = first.inputMint;
+  const outputMint = first.outputMint;
+  for (const l of legs) {
+    if (l.route.mode !== mode || l.route.inputMint !== inputMint || l.route.outputMint !== outputMint) throw new BuildError('split legs disagree on mode or mints');
+    if (l.route.hops.length === 0) throw new BuildError('route leg has no hops');
+  }
+  const s = BigInt(req.slippageBps);
+  const wallet = req.userWallet;
+  const routeIn = legs.reduce((a, l) => a + l.route.amountIn, 0n);
+  const routeOut = legs.reduce((a, l) => a + l.route.amountOut, 0n);
+  const charge = feeApplies(req.fee, legs);
+  const feeBps = charge ? BigInt(req.fee!.bps) : 0n;
+
+  let amountIn: bigint;
+  let amountOut: bigint;
+  let feeAmount: bigint;
+  let threshold: bigint;
+  /** per leg: ExactIn minimum output of the last hop / ExactOut maximum input of the first hop */
+  let legBounds: bigint[];
+  if (mode === 'ExactIn') {
+    feeAmount = (routeOut * feeBps) / BPS;
+    amountIn = routeIn;
+    amountOut = routeOut - feeAmount;
+    threshold = (amountOut * (BPS - s)) / BPS;
+    const gross = threshold + feeAmount;
+    legBounds = shareOut(gross, legs.map((l) => l.route.amountOut), routeOut);
+    legBounds = legBounds.map((b, i) => (b > legs[i].route.amountOut ? legs[i].route.amountOut : b));
+  } else {
+    feeAmount = (routeIn * feeBps) / BPS;
+    amountIn = routeIn + feeAmount;
+    amountOut = routeOut;
+    const maxRouteIn = ceilDiv(routeIn * (BPS + s), BPS);
+    threshold = maxRouteIn + feeAmount;
+    legBounds = shareOut(maxRouteIn, legs.map((l) => l.route.amountIn), routeIn);
+  }
+
+  const ctx: Ctx = { src, wallet, ixs: [], units: COMPUTE_UNITS.base, wsolUsed: false };
+  const mintsTouched: string[] = [];
+  for (const l of legs) for (const h of l.route.hops) for (const m of [h.inputMint, h.outputMint]) if (!mintsTouched.includes(m)) mintsTouched.push(m);
+
+  // token accounts: every mint the user receives, plus wrapped SOL whenever a non-native hop uses it
+  const needsAta = new Set<string>();
+  for (const l of legs) {
+    for (const h of l.route.hops) {
+      if (h.outputMint !== MINTS.SOL || !nativeSolHop(h.pool)) needsAta.add(h.outputMint);
+      if (h.inputMint === MINTS.SOL && !nativeSolHop(h.pool)) needsAta.add(MINTS.SOL);
+    }
+  }
+  for (const m of needsAta) {
+    ctx.ixs.push(createAtaIdempotent(wallet, wallet, m, tokenProgramOf(src, m)));
+    ctx.units += COMPUTE_UNITS.ataCreate;
+  }
+  if (needsAta.has(MINTS.SOL)) ctx.wsolUsed = true;
+
+  // input SOL paid as wrapped SOL: wrap what the wrapped-SOL hops may spend (+ the fee when it is taken in SOL from the input)
+  if (inputMint === MINTS.SOL) {
+    let wrap = 0n;
+    legs.forEach((l, i) => {
+      const h0 = l.route.hops[0];
+      if (!nativeSolHop(h0.pool)) wrap += mode === 'ExactIn' ? h0.amountIn : legBounds[i];
+    });
+    if (wrap > 0n) {
+      const ata = associatedTokenAddress(wallet, MINTS.SOL);
+      ctx.ixs.push(systemTransfer(wallet, ata, wrap), syncNative(ata));
+      ctx.units += COMPUTE_UNITS.wrap;
+    }
+  }
+
+  // the swaps
+  const pools: string[] = [];
+  legs.forEach((l, li) => {
+    const hops = l.route.hops;
+    hops.forEach((h, i) => {
+      const last = i === hops.length - 1;
+      pools.push(h.pool.address);
+      let amount: bigint;
+      let bound: bigint;
+      if (mode === 'ExactIn') {
+        amount = h.amountIn;
+        bound = last ? legBounds[li] : h.amountOut;
+      } else {
+        amount = last ? l.route.amountOut : hops[i + 1].amountIn;
+        bound = i === 0 ? legBounds[li] : h.amountIn;
+      }
+      // SOL between a native (pump.fun) hop and a wrapped-SOL hop
+      if (i > 0 && h.inputMint === MINTS.SOL) {
+        const prevNative = nativeSolHop(hops[i - 1].pool);
+        const thisNative = nativeSolHop(h.pool);
+        const ata = associatedTokenAddress(wallet, MINTS.SOL);
+        if (prevNative && !thisNative) {
+          ctx.ixs.push(systemTransfer(wallet, ata, h.amountIn), syncNative(ata));
+          ctx.units += COMPUTE_UNITS.wrap;
+        } else if (!prevNative && thisNative) {
+          // close the wrapped-SOL account: its lamports (output of the previous hop) become spendable; re-created below when needed
+          ctx.ixs.push(closeAccount(ata, wallet, wallet));
+          ctx.ixs.push(createAtaIdempotent(wallet, wallet, MINTS.SOL));
+          ctx.units += COMPUTE_UNITS.close + COMPUTE_UNITS.ataCreate;
+        }
+      }
+      ctx.ixs.push(hopInstruction(ctx, h.pool, h.inputMint, h.outputMint, mode, amount, bound, h.amountIn, h.amountOut));
+      ctx.units += COMPUTE_UNITS.swap[h.pool.programId] ?? 150_000;
+    });
+  });
+
+  // the aggregator fee
+  if (feeAmount > 0n) {
+    const feeMint = mode === 'ExactIn' ? outputMint : inputMint;
+    const lastHopsNative = legs.every((l) => nativeSolHop(l.route.hops[mode === 'ExactIn' ? l.route.hops.length - 1 : 0].pool));
+    if (feeMint === MINTS.SOL && lastHopsNative) {
+      ctx.ixs.push(systemTransfer(wallet, req.fee!.wallet, feeAmount));
+    } else {
+      const prog = tokenProgramOf(src, feeMint);
+      if (feeMint === MINTS.SOL && mode === 'ExactOut') {
+        // the wrapped amount covers the route; wrap the fee on top
+        const ata = associatedTokenAddress(wallet, MINTS.SOL);
+        ctx.ixs.push(systemTransfer(wallet, ata, feeAmount), syncNative(ata));
+      }
+      ctx.ixs.push(createAtaIdempotent(wallet, req.fee!.wallet, feeMint, prog));
+      ctx.ixs.push(
+        transferChecked(associatedTokenAddress(wallet, feeMint, prog), feeMint, associatedTokenAddress(req.fee!.wallet, feeMint, prog), wallet, feeAmount, decimalsOf(src, feeMint), prog),
+      );
+      ctx.units += COMPUTE_UNITS.ataCreate;
+    }
+    ctx.units += COMPUTE_UNITS.transfer;
+  }
+
+  // unwrap: every lamport of the wrapped-SOL account back to the wallet
+  if (ctx.wsolUsed) {
+    ctx.ixs.push(closeAccount(associatedTokenAddress(wallet, MINTS.SOL), wallet, wallet));
+    ctx.units += COMPUTE_UNITS.close;
+  }
+
+  const budget: TransactionInstruction[] = [setComputeUnitLimit(Math.min(1_400_000, ctx.units))];
+  if (req.computeUnitPriceMicroLamports > 0n) budget.push(setComputeUnitPrice(req.computeUnitPriceMicroLamports));
+
+  const routePath = legs.length === 1 ? [first.inputMint, ...first.hops.map((h) => h.outputMint)] : mergedPath(legs);
+  return {
+    mode,
+    inputMint,
+    outputMint,
+    amountIn,
+    amountOut,
+    feeAmount,
+    otherAmountThreshold: threshold,
+    routePath,
+    hopCount: legs.length === 1 ? first.hops.length : Math.max(...legs.map((l) => l.route.hops.length)),
+    pools,
+    isSplitRoute: legs.length > 1,
+    splitPercents: legs.map((l) => l.percent),
+    computeUnitsEstimate: Math.min(1_400_000, ctx.units),
+    instructions: [...budget, ...ctx.ixs],
+  };
+}
+
+function mergedPath(legs: RouteLeg[]): string[] {
+  const out: string[] = [];
+  for (const l of legs) for (const m of [l.route.inputMint, ...l.route.hops.map((h) => h.outputMint)]) if (!out.includes(m)) out.push(m);
+  // keep the output last
+  const o = legs[0].route.outputMint;
+  return [...out.filter((m) => m !== o), o];
+}
+
+/** The user's token account for `mint` (its ATA under the mint's token program). */
+function userAccount(ctx: Ctx, mint: string): string {
+  return associatedTokenAddress(ctx.wallet, mint, tokenProgramOf(ctx.src, mint));
+}
+
+/**
+ * One hop's swap instruction. `amount` / `bound` follow the route mode (ExactIn: exact input /
+ * minimum output; ExactOut: exact output / maximum input); sells without an exact-output form
+ * pay the quoted input and require `amount` as the minimum output.
+ */
+function hopInstruction(
+  ctx: Ctx,
+  pool: Pool,
+  inputMint: string,
+  outputMint: string,
+  mode: SwapMode,
+  amount: bigint,
+  bound: bigint,
+  quotedIn: bigint,
+  _quotedOut: bigint,
+): TransactionInstruction {
+  const dir: SwapDirection = mode;
+  const user = { wallet: ctx.wallet, source: userAccount(ctx, inputMint), destination: userAccount(ctx, outputMint) };
+  if (pool instanceof CpmmPool) {
+    return raydiumCpmmSwap({ pool: pool.address, state: pool.state, inputMint, mode: dir, amount, threshold: bound, user });
+  }
+  if (pool instanceof WhirlpoolPool) {
+    const wp = pool.whirlpool;
+    const aToB = inputMint === wp.tokenMintA;
+    const starts = swapTickArrayStartIndexes(wp.tickCurrentIndex, wp.tickSpacing, aToB);
+    const arrays = starts.slice(0, 3).map((st) => whirlpoolTickArrayAddress(pool.address, st));
+    while (arrays.length < 3) arrays.push(arrays[arrays.length - 1]);
+    return orcaWhirlpoolSwapV2({
+      pool: pool.address,
+      whirlpool: wp,
+      inputMint,
+      mode: dir,
+      amount,
+      threshold: bound,
+      user,
+      tokenProgramA: tokenProgramOf(ctx.src, wp.tokenMintA),
+      tokenProgramB: tokenProgramOf(ctx.src, wp.tokenMintB),
+      tickArrays: [arrays[0], arrays[1], arrays[2]],
+      oracle: whirlpoolOracleAddress(pool.address),
+    });
+  }
+  if (pool instanceof ClmmPool) {
+    const st = pool.state;
+    const zeroForOne = inputMint === st.tokenMint0;
+    const bitmaps = prepareBitmaps(st.tickSpacing, st.tickArrayBitmap, pool.extension);
+    const starts = initializedTickArraysFrom(bitmaps, st.tickCurrent, zeroForOne, 3);
+    if (starts.length === 0) throw new MissingPoolDataError(`no initialized tick array found for CLMM pool ${pool.address}`);
+    const withExt = ctx.src.account(clmmBitmapExtensionAddress(pool.address)) !== undefined;
+    return raydiumClmmSwapV2({
+      pool: pool.address,
+      state: st,
+      inputMint,
+      mode: dir,
+      amount,
+      threshold: bound,
+      user,
+      tickArrays: starts.map((x) => clmmTickArrayAddress(pool.address, x)),
+      withBitmapExtension: withExt,
+    });
+  }
+  if (pool instanceof AmmV4Pool) {
+    const info = pool.info;
+    const m = ctx.src.account(info.market);
+    if (!m) throw new MissingPoolDataError(`market account ${info.market} of AMM v4 pool ${pool.address} is not in the projection`);
+    let market;
+    try {
+      market = decodeSerumMarketAccounts(info.market, info.marketProgram, m.data);
+    } catch (e) {
+      throw new MissingPoolDataError(`market account ${info.market}: ${(e as Error).message}`);
+    }
+    return raydiumAmmV4Swap({ pool: pool.address, info, market, inputMint, mode: dir, amount, threshold: bound, user });
+  }
+  if (pool instanceof PumpAmmPool) {
+    const st = pool.pool;
+    const sell = inputMint === st.baseMint;
+    const [a, t] = sell && mode === 'ExactOut' ? [quotedIn, amount] : [amount, bound];
+    return pumpAmmSwap({
+      pool: pool.address,
+      state: st,
+      globalConfig: pool.globalConfig,
+      inputMint,
+      mode: dir,
+      amount: a,
+      threshold: t,
+      user,
+      baseTokenProgram: tokenProgramOf(ctx.src, st.baseMint),
+      quoteTokenProgram: tokenProgramOf(ctx.src, st.quoteMint),
+    });
+  }
+  if (pool instanceof PumpFunCurve) {
+    const mint = pool.mintA;
+    const sell = inputMint === mint;
+    const [a, t] = sell && mode === 'ExactOut' ? [quotedIn, amount] : [amount, bound];
+    const tokenProgram = tokenProgramOf(ctx.src, mint);
+    return pumpFunSwap({
+      mint,
+      curve: pool.curve,
+      feeRecipient: pool.global.feeRecipient,
+      tokenProgram,
+      inputMint,
+      mode: dir,
+      amount: a,
+      threshold: t,
+      wallet: ctx.wallet,
+      userTokenAccount: associatedTokenAddress(ctx.wallet, mint, tokenProgram),
+    });
+  }
+  void outputMint;
+  throw new BuildError(`no instruction builder for pool ${pool.address} (${pool.label})`);
+}

@@ -1,0 +1,130 @@
+/**
+ * Version-0 transaction assembly: the user wallet is the fee payer and the only signer; lookup
+ * tables from the projection compress the account list; the serialized size (with the one empty
+ * signature the wallet fills) must fit the 1232-byte packet limit. Pure.
+ */
+import { AddressLookupTableAccount, PublicKey, TransactionMessage, VersionedTransaction, type TransactionInstruction } from '@solana/web3.js';
+import { decodeAddressLookupTable, isLookupTableActive } from '../../../../libs/solana/src/address-lookup-table';
+import { PROGRAM_IDS } from '../../../../libs/solana/src/programs';
+
+export const PACKET_DATA_SIZE = 1232;
+
+/** The route's transaction does not fit in 1232 bytes even with the lookup tables. */
+export class TransactionTooLargeError extends Error {
+  constructor(readonly size: number) {
+    super(`transaction too large: ${size} bytes exceeds the ${PACKET_DATA_SIZE}-byte limit`);
+    this.name = 'TransactionTooLargeError';
+  }
+}
+
+export interface LookupTableSource {
+  /** addresses of the lookup table accounts on the log */
+  lookupTableAddresses(): readonly string[];
+  account(address: string): { owner: string; data: Buffer } | undefined;
+}
+
+/**
+ * Lookup tables by the addresses they hold, re-decoded only when a table's bytes change.
+ * `select` picks, greedily, the active tables that cover the most of a transaction's
+ * non-signer, non-program-id accounts (a table that covers fewer than two is not worth its 34
+ * bytes of header).
+ */
+export class LookupTableIndex {
+  private readonly decoded = new Map<string, { data: Buffer; table: AddressLookupTableAccount }>();
+
+  constructor(private readonly source: LookupTableSource) {}
+
+  tables(): AddressLookupTableAccount[] {
+    const out: AddressLookupTableAccount[] = [];
+    for (const address of this.source.lookupTableAddresses()) {
+      const acc = this.source.account(address);
+      if (!acc || acc.owner !== PROGRAM_IDS.addressLookupTable) {
+        this.decoded.delete(address);
+        continue;
+      }
+      let hit = this.decoded.get(address);
+      if (!hit || hit.data !== acc.data) {
+        try {
+          const st = decodeAddressLookupTable(acc.data, acc.owner, address);
+          if (!isLookupTableActive(st)) continue;
+          hit = {
+            data: acc.data,
+            table: new AddressLookupTableAccount({
+              key: new PublicKey(address),
+              state: {
+                deactivationSlot: st.deactivationSlot,
+                lastExtendedSlot: Number(st.lastExtendedSlot),
+                lastExtendedSlotStartIndex: st.lastExtendedSlotStartIndex,
+                authority: st.authority ? new PublicKey(st.authority) : undefined,
+                addresses: st.addresses.map((a) => new PublicKey(a)),
+              },
+            }),
+          };
+          this.decoded.set(address, hit);
+        } catch {
+          continue;
+        }
+      }
+      out.push(hit.table);
+    }
+    return out;
+  }
+
+  select(wallet: string, instructions: TransactionInstruction[]): AddressLookupTableAccount[] {
+    const tables = this.tables();
+    if (tables.length === 0) return [];
+    const programIds = new Set(instructions.map((i) => i.programId.toBase58()));
+    const wanted = new Set<string>();
+    for (const ix of instructions) for (const k of ix.keys) if (!k.isSigner) wanted.add(k.pubkey.toBase58());
+    wanted.delete(wallet);
+    for (const p of programIds) wanted.delete(p);
+    const sets = tables.map((t) => new Set(t.state.addresses.map((a) => a.toBase58())));
+    const chosen: AddressLookupTableAccount[] = [];
+    for (;;) {
+      let best = -1;
+      let bestCover = 1;
+      for (let i = 0; i < tables.length; i++) {
+        if (chosen.includes(tables[i])) continue;
+        let c = 0;
+        for (const a of wanted) if (sets[i].has(a)) c++;
+        if (c > bestCover) {
+          best = i;
+          bestCover = c;
+        }
+      }
+      if (best < 0) break;
+      chosen.push(tables[best]);
+      for (const a of sets[best]) wanted.delete(a);
+    }
+    return chosen;
+  }
+}
+
+export interface CompiledTransaction {
+  transaction: VersionedTransaction;
+  bytes: Uint8Array;
+  lookupTables: string[];
+}
+
+/** Compile a v0 message (payer = wallet) and serialize it unsigned; throws TransactionTooLargeError past 1232 bytes. */
+export function compileTransaction(
+  wallet: string,
+  instructions: TransactionInstruction[],
+  recentBlockhash: string,
+  lookupTables: AddressLookupTableAccount[],
+): CompiledTransaction {
+  const message = new TransactionMessage({ payerKey: new PublicKey(wallet), recentBlockhash, instructions }).compileToV0Message(lookupTables);
+  const transaction = new VersionedTransaction(message);
+  let bytes: Uint8Array;
+  try {
+    bytes = transaction.serialize();
+  } catch (e) {
+    // web3.js refuses to serialize past its buffer; measure the message instead
+    const size = message.serialize().length + 1 + 64 * message.header.numRequiredSignatures;
+    if (size > PACKET_DATA_SIZE) throw new TransactionTooLargeError(size);
+    throw e;
+  }
+  if (bytes.length > PACKET_DATA_SIZE) throw new TransactionTooLargeError(bytes.length);
+  const used = message.addressTableLookups.map((l) => l.accountKey.toBase58());
+  return { transaction, bytes, lookupTables: used };
+}
