@@ -41,4 +41,25 @@ describe('loadConfig', () => {
   it('reads the kafka brokers list', () => {
     expect(loadConfig({ LOG_DRIVER: 'kafka', KAFKA_BROKERS: 'a:9092, b:9092' }).kafkaBrokers).toEqual(['a:9092', 'b:9092']);
   });
+  it('reads the chain gateway, fee and compute-price settings (defaults: sim, no fee, no priority price)', () => {
+    const d = loadConfig({});
+    expect([d.chainGateway, d.rpcUrl, d.rpcKey, d.feeBps, d.feeWallet, d.feeRoutes, d.computeUnitPriceMicroLamports]).toEqual(['sim', null, null, 0, null, 'all', 0]);
+    const wallet = 'r21Gamwd9DtyjHeGywsneoQYR39C1VDwrw7tWxHAwh6';
+    const c = loadConfig({ CHAIN_GATEWAY: 'rpc', RPC_URL: 'https://rpc.example:8899/x', RPC_KEY: 'k', FEE_BPS: '25', FEE_WALLET: wallet, FEE_ROUTES: 'multi-hop', COMPUTE_UNIT_PRICE: '1000' });
+    expect([c.chainGateway, c.rpcUrl, c.rpcKey, c.feeBps, c.feeWallet, c.feeRoutes, c.computeUnitPriceMicroLamports]).toEqual(['rpc', 'https://rpc.example:8899/x', 'k', 25, wallet, 'multi-hop', 1000]);
+  });
+
+  it.each([
+    [{ CHAIN_GATEWAY: 'rpc' }, /CHAIN_GATEWAY=rpc needs RPC_URL/],
+    [{ CHAIN_GATEWAY: 'devnet' }, /CHAIN_GATEWAY must be one of sim, rpc/],
+    [{ RPC_URL: 'ftp://x' }, /RPC_URL must be an http\(s\) URL/],
+    [{ FEE_BPS: '25' }, /FEE_BPS > 0 needs FEE_WALLET/],
+    [{ FEE_BPS: '1001', FEE_WALLET: 'r21Gamwd9DtyjHeGywsneoQYR39C1VDwrw7tWxHAwh6' }, /FEE_BPS must be between 0 and 1000/],
+    [{ FEE_WALLET: 'nope' }, /FEE_WALLET must be a base58 public key/],
+    [{ FEE_ROUTES: 'some' }, /FEE_ROUTES must be one of all, multi-hop/],
+    [{ COMPUTE_UNIT_PRICE: '-1' }, /COMPUTE_UNIT_PRICE/],
+  ])('rejects chain / fee setting %j clearly', (env, msg) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(msg);
+  });
 });

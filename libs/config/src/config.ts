@@ -28,6 +28,20 @@ export interface AppConfig {
   maxHops: number;
   /** mints the price oracle values at 1 USD (PRICE_STABLECOINS; default USDC and USDT) */
   priceStablecoins: string[];
+  /** CHAIN_GATEWAY: where blockhashes and simulations come from (sim: the simulated chain; rpc: a Solana RPC node) */
+  chainGateway: 'sim' | 'rpc';
+  /** RPC_URL: JSON-RPC endpoint (http or https) of the rpc gateway */
+  rpcUrl: string | null;
+  /** RPC_KEY: sent to the RPC node as `Authorization: Bearer <key>` */
+  rpcKey: string | null;
+  /** FEE_BPS: aggregator fee in basis points (0 = none, at most 1000) */
+  feeBps: number;
+  /** FEE_WALLET: wallet receiving the aggregator fee (required when FEE_BPS > 0) */
+  feeWallet: string | null;
+  /** FEE_ROUTES: which routes pay the fee: all, or multi-hop (2+ hops or split) */
+  feeRoutes: 'all' | 'multi-hop';
+  /** COMPUTE_UNIT_PRICE: priority fee in micro-lamports per compute unit (0 = no SetComputeUnitPrice) */
+  computeUnitPriceMicroLamports: number;
 }
 
 export class ConfigError extends Error {
@@ -99,5 +113,27 @@ export function loadConfig(env: Env = process.env): AppConfig {
     ingestRecordFile: env.INGEST_RECORD_FILE && env.INGEST_RECORD_FILE !== '' ? env.INGEST_RECORD_FILE : null,
     maxHops: int(env, 'MAX_HOPS', 5, 1, 5),
     priceStablecoins: stablecoins(env),
+    ...chainSettings(env),
+  };
+}
+
+/** CHAIN_GATEWAY, RPC_URL, RPC_KEY, FEE_BPS, FEE_WALLET, FEE_ROUTES, COMPUTE_UNIT_PRICE */
+function chainSettings(env: Env): Pick<AppConfig, 'chainGateway' | 'rpcUrl' | 'rpcKey' | 'feeBps' | 'feeWallet' | 'feeRoutes' | 'computeUnitPriceMicroLamports'> {
+  const chainGateway = oneOf(env, 'CHAIN_GATEWAY', 'sim', ['sim', 'rpc'] as const);
+  const rpcUrl = env.RPC_URL && env.RPC_URL.trim() !== '' ? env.RPC_URL.trim() : null;
+  if (rpcUrl !== null && !/^https?:\/\/[^\s/]+/.test(rpcUrl)) throw new ConfigError(`RPC_URL must be an http(s) URL, got ${JSON.stringify(rpcUrl)}`);
+  if (chainGateway === 'rpc' && rpcUrl === null) throw new ConfigError('CHAIN_GATEWAY=rpc needs RPC_URL');
+  const feeBps = int(env, 'FEE_BPS', 0, 0, 1000);
+  const feeWallet = env.FEE_WALLET && env.FEE_WALLET.trim() !== '' ? env.FEE_WALLET.trim() : null;
+  if (feeWallet !== null && !isPublicKey(feeWallet)) throw new ConfigError(`FEE_WALLET must be a base58 public key, got ${JSON.stringify(feeWallet)}`);
+  if (feeBps > 0 && feeWallet === null) throw new ConfigError('FEE_BPS > 0 needs FEE_WALLET');
+  return {
+    chainGateway,
+    rpcUrl,
+    rpcKey: env.RPC_KEY && env.RPC_KEY !== '' ? env.RPC_KEY : null,
+    feeBps,
+    feeWallet,
+    feeRoutes: oneOf(env, 'FEE_ROUTES', 'all', ['all', 'multi-hop'] as const),
+    computeUnitPriceMicroLamports: int(env, 'COMPUTE_UNIT_PRICE', 0, 0, 1_000_000_000),
   };
 }
