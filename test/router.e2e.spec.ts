@@ -11,7 +11,10 @@ import { Test } from '@nestjs/testing';
 import { SimMarket } from '../apps/ingestor/src/sim/market';
 import { configureHttpApp } from '../apps/router/src/http-app';
 import { SAME_MINT_ERROR } from '../apps/router/src/http/api-error';
+import { QuotesServedService } from '../apps/router/src/audit/quotes-served.service';
 import { ProjectionService } from '../apps/router/src/projection/projection.service';
+import { findBestRoute } from '../libs/amm/src/routing/route-search';
+import { decodeQuoteServed } from '../libs/contracts/src/quotes-served';
 import { RouterModule } from '../apps/router/src/router.module';
 import { loadConfig } from '../libs/config/src/config';
 import { APP_CONFIG } from '../libs/config/src/config.module';
@@ -46,10 +49,34 @@ describe('router e2e', () => {
     );
   }
 
-  async function get(p: string): Promise<{ status: number; body: any }> {
+  async function get(p: string): Promise<{ status: number; body: any; headers?: Headers }> {
     const res = await fetch(base + p);
     const text = await res.text();
-    return { status: res.status, body: text.length ? JSON.parse(text) : null };
+    const out: { status: number; body: any; headers?: Headers } = { status: res.status, body: text.length ? JSON.parse(text) : null };
+    // kept off the object's enumerable keys so the many toEqual({status, body}) checks still hold
+    Object.defineProperty(out, 'headers', { value: res.headers, enumerable: false });
+    return out;
+  }
+
+  /** the route's edges form a flow from inputMint to outputMint (API: split representation) */
+  function expectValidRoutes(d: any): void {
+    const reached = new Set<string>([d.inputMint]);
+    for (const h of d.routes) {
+      expect(reached.has(h.inputMint)).toBe(true); // topological order: the input token was reached before
+      expect(Number.isInteger(h.percent) && h.percent >= 1 && h.percent <= 100).toBe(true);
+      expect(h.poolType).toBe('Raydium CPMM');
+      reached.add(h.outputMint);
+    }
+    const pct = (pred: (h: any) => boolean) => d.routes.filter(pred).reduce((n: number, h: any) => n + h.percent, 0);
+    // rounding: each percent is rounded on its own
+    expect(Math.abs(pct((h) => h.inputMint === d.inputMint) - 100)).toBeLessThanOrEqual(d.routes.length);
+    expect(Math.abs(pct((h) => h.outputMint === d.outputMint) - 100)).toBeLessThanOrEqual(d.routes.length);
+    expect(d.routePath[0]).toBe(d.inputMint);
+    expect(d.routePath[d.routePath.length - 1]).toBe(d.outputMint);
+    expect(d.routePath).toHaveLength(d.hopCount + 1);
+    for (let i = 0; i + 1 < d.routePath.length; i++) {
+      expect(d.routes.some((h: any) => h.inputMint === d.routePath[i] && h.outputMint === d.routePath[i + 1])).toBe(true);
+    }
   }
 
   const quote = (q: Record<string, string>) => get(`/api/v1/quote?${new URLSearchParams(q).toString()}`);
@@ -144,13 +171,7 @@ describe('router e2e', () => {
     // SOL is worth ~150 USD: 1 SOL → at least ~100 USDC (6 decimals). No upper bound: the
     // simulated market has real arbitrage loops (reserves clamped at 1e17 misprice a few pools)
     expect(Number(d.amountOut)).toBeGreaterThan(100e6);
-    expect(d.routePath[0]).toBe(MINTS.SOL);
-    expect(d.routePath[d.routePath.length - 1]).toBe(MINTS.USDC);
-    expect(d.hopCount).toBe(d.routes.length);
-    expect(d.routePath).toHaveLength(d.hopCount + 1);
-    for (const [i, h] of d.routes.entries()) {
-      expect(h).toEqual({ poolAddress: expect.any(String), poolType: 'Raydium CPMM', percent: 100, inputMint: d.routePath[i], outputMint: d.routePath[i + 1] });
-    }
+    expectValidRoutes(d);
     expect(Number.isInteger(d.priceImpactBps)).toBe(true);
     expect(d.priceImpactPercent).toBe((d.priceImpactBps / 100).toFixed(2));
     expect(['none', 'low', 'moderate', 'high', 'extreme']).toContain(d.priceImpactSeverity);
@@ -159,6 +180,60 @@ describe('router e2e', () => {
     expect(d.otherAmountThreshold).toBe(((BigInt(d.amountOut) * 9950n) / 10000n).toString());
     expect(d.contextSlot).toBe(market.slot);
     expect(d.logPosition).toEqual({ '0': expect.stringMatching(/^\d+$/) });
+    expect(r.headers!.get('x-quote-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('every served quote is on quotes-served with its request, response, slot and log position', async () => {
+    const r = await quote({ inputMint: MINTS.USDC, outputMint: MINTS.SOL, amount: '2500000', swapMode: 'ExactOut', slippageBps: '75' });
+    expect(r.status).toBe(200);
+    const id = r.headers!.get('x-quote-id')!;
+    expect(id).toBeTruthy();
+    await app.get(QuotesServedService).flush();
+    const records = await log.read(TOPICS.quotesServed, 'beginning', 100_000);
+    const mine = records.filter((rec) => rec.key === id);
+    expect(mine).toHaveLength(1);
+    const served = decodeQuoteServed(mine[0].value);
+    expect(served).toEqual({
+      quoteId: id,
+      servedAt: expect.any(Number),
+      request: { inputMint: MINTS.USDC, outputMint: MINTS.SOL, amount: '2500000', swapMode: 'ExactOut', slippageBps: 75 },
+      response: r.body.data,
+      slot: r.body.data.contextSlot,
+      logPosition: r.body.data.logPosition,
+    });
+    // errors are not served quotes: nothing recorded for them
+    const before = (await log.endPositions(TOPICS.quotesServed))['0'];
+    expect((await quote({ inputMint: MINTS.SOL, outputMint: islandX, amount: '1', swapMode: 'ExactIn' })).status).toBe(404);
+    await app.get(QuotesServedService).flush();
+    expect((await log.endPositions(TOPICS.quotesServed))['0']).toBe(before);
+  });
+
+  it('a large trade is split over pools and paths, exact, and never worse than the best single path', async () => {
+    const projection = app.get(ProjectionService).projection;
+    let splitSeen = false;
+    for (const amount of [10n ** 9n, 10n ** 11n, 10n ** 12n, 10n ** 13n]) {
+      for (const swapMode of ['ExactIn', 'ExactOut'] as const) {
+        const [inputMint, outputMint] = swapMode === 'ExactIn' ? [MINTS.SOL, MINTS.USDC] : [MINTS.USDC, MINTS.SOL];
+        const req = { inputMint, outputMint, amount, mode: swapMode, maxHops: 5 };
+        let single;
+        try {
+          single = findBestRoute(projection, req, { split: false });
+        } catch {
+          continue;
+        }
+        const r = await quote({ inputMint, outputMint, amount: amount.toString(), swapMode });
+        expect(r.status).toBe(200);
+        const d = r.body.data;
+        expectValidRoutes(d);
+        if (d.routes.length > d.hopCount) splitSeen = true;
+        if (swapMode === 'ExactIn') expect(BigInt(d.amountOut)).toBeGreaterThanOrEqual(single.amountOut);
+        else {
+          expect(BigInt(d.amountOut)).toBeGreaterThanOrEqual(amount);
+          expect(BigInt(d.amountIn)).toBeLessThanOrEqual(single.amountIn);
+        }
+      }
+    }
+    expect(splitSeen).toBe(true);
   });
 
   it('a direct quote: the island pair has exactly one pool', async () => {
@@ -167,6 +242,7 @@ describe('router e2e', () => {
     const d = r.body.data;
     expect(d.hopCount).toBe(1);
     expect(d.routePath).toEqual([islandX, islandY]);
+    expectValidRoutes(d);
     expect(d.routes).toEqual([{ poolAddress: islandPool, poolType: 'Raydium CPMM', percent: 100, inputMint: islandX, outputMint: islandY }]);
     // 1e6 into 1e12 / 1e12 at the template's fee: output just under 1e6 minus the fee
     expect(BigInt(d.amountOut)).toBeLessThan(1_000_000n);
@@ -189,6 +265,7 @@ describe('router e2e', () => {
     expect(r.status).toBe(200);
     expect(r.body.data.hopCount).toBeGreaterThanOrEqual(2);
     expect(r.body.data.routePath).toHaveLength(r.body.data.hopCount + 1);
+    expectValidRoutes(r.body.data);
     expect(new Set(r.body.data.routePath).size).toBe(r.body.data.routePath.length);
     expect(r.body.data.otherAmountThreshold).toBe(((BigInt(r.body.data.amountOut) * 9900n) / 10000n).toString());
   });
@@ -298,7 +375,7 @@ describe('router e2e', () => {
   it('tails the log: a quote changes after a new pool update is appended', async () => {
     const q = { inputMint: MINTS.SOL, outputMint: MINTS.USDC, amount: '1000000000', swapMode: 'ExactIn' };
     const before = (await quote(q)).body.data;
-    const poolAddr = before.routes[before.routes.length - 1].poolAddress;
+    const poolAddr = before.routes.find((h: any) => h.outputMint === MINTS.USDC).poolAddress;
     const sp = market.pools.find((p) => p.address === poolAddr)!;
     const outVault = sp.state.token0Mint === MINTS.USDC ? sp.state.token0Vault : sp.state.token1Vault;
     const vault = (await log.read(TOPICS.poolUpdates, 'beginning', 100_000))
@@ -329,6 +406,7 @@ describe('router e2e', () => {
   });
 
   it('GET /health → 503 {status:"unavailable", reason} once the log is unreachable (runs last)', async () => {
+    await app.get(QuotesServedService).flush();
     await app.get<LogPort>(LOG_PORT).close();
     expect(await get('/health')).toEqual({ status: 503, body: { status: 'unavailable', reason: 'log unreachable' } });
   });

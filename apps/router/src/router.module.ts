@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ConfigModule } from '../../../libs/config/src/config.module';
 import { LogModule } from '../../../libs/log/src/log.module';
+import { QuotesServedService } from './audit/quotes-served.service';
 import { HealthController } from './http/health.controller';
 import { MarketsController } from './http/markets.controller';
 import { QuoteController } from './http/quote.controller';
@@ -13,7 +14,7 @@ import { QuoteService } from './quote/quote.service';
 @Module({
   imports: [ConfigModule, LogModule],
   controllers: [QuoteController, MarketsController, HealthController, PriceController],
-  providers: [ProjectionService, QuoteService, PriceService],
-  exports: [ProjectionService, QuoteService, PriceService],
+  providers: [ProjectionService, QuoteService, PriceService, QuotesServedService],
+  exports: [ProjectionService, QuoteService, PriceService, QuotesServedService],
 })
 export class RouterModule {}

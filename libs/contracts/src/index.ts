@@ -2,3 +2,4 @@ export * from './topics';
 export * from './errors';
 export * from './pool-update';
 export * from './stream';
+export * from './quotes-served';

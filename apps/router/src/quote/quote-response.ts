@@ -2,6 +2,7 @@
  * QuoteResponse (API.md §2) from an exact route. Plain functions, no Nest.
  */
 import type { Route, SwapMode } from '../../../../libs/amm/src/routing/route-search';
+import { routeShares } from '../../../../libs/amm/src/routing/split';
 
 export interface RouteInfo {
   poolAddress: string;
@@ -43,25 +44,51 @@ export interface QuoteContext {
  * Price impact as a fraction: the shortfall of the execution price against the route's spot
  * price after fees,
  *
- *     impact = 1 − (amountOut / amountIn) / (Π spotPrice_i × Π (1 − feeBps_i / 10000))
+ *     impact = 1 − (amountOut / amountIn) / ideal
  *
- * where spotPrice_i is hop i's marginal pre-fee price (output smallest units per input smallest
- * unit, `Pool.spotPrice`) and feeBps_i its pool fee. It is the part of the shortfall due to the
- * trade's size (the curve), fees excluded; for ExactOut the same formula applies to the exact
- * amounts. Clamped to [0, 1] (integer rounding of tiny trades can make it a hair negative).
+ * where `ideal` is what the same route gives per unit of input at zero size: along a single path
+ * Π spotPrice_i × Π (1 − feeBps_i / 10000) (spotPrice_i is hop i's marginal pre-fee price in
+ * output smallest units per input smallest unit, `Pool.spotPrice`; feeBps_i its pool fee); for a
+ * split route the same product along every branch, weighted by the route's own split fractions
+ * at each token. It is the part of the shortfall due to the trade's size (the curves), fees
+ * excluded; for ExactOut the same formula applies to the exact amounts. Clamped to [0, 1]
+ * (integer rounding of tiny trades can make it a hair negative).
  */
 export function priceImpact(route: Route): number {
-  let spot = 1;
-  let keep = 1;
-  for (const h of route.hops) {
-    spot *= h.pool.spotPrice(h.inputMint);
-    keep *= 1 - h.pool.feeBps / 10_000;
-  }
-  const ideal = spot * keep;
+  const ideal = routeShares(route).ideal;
   const inAmount = Number(route.amountIn);
   if (!(ideal > 0) || !(inAmount > 0)) return 1;
   const impact = 1 - Number(route.amountOut) / inAmount / ideal;
   return Math.min(1, Math.max(0, impact));
+}
+
+/**
+ * The main path of a route: from the input mint, repeatedly to the next token that receives the
+ * largest share of the flow (ties: the token listed first). A single path is its own main path.
+ */
+export function mainPath(route: Route, shares: readonly number[]): string[] {
+  const path = [route.inputMint];
+  const seen = new Set(path);
+  let at = route.inputMint;
+  while (at !== route.outputMint) {
+    const next = new Map<string, number>();
+    route.hops.forEach((h, i) => {
+      if (h.inputMint === at) next.set(h.outputMint, (next.get(h.outputMint) ?? 0) + shares[i]);
+    });
+    let best: string | null = null;
+    let bestShare = -1;
+    for (const [m, s] of next) {
+      if (s > bestShare && !seen.has(m)) {
+        best = m;
+        bestShare = s;
+      }
+    }
+    if (best === null) break;
+    path.push(best);
+    seen.add(best);
+    at = best;
+  }
+  return path;
 }
 
 /**
@@ -106,9 +133,18 @@ export function otherAmountThreshold(mode: SwapMode, amountIn: bigint, amountOut
   return (amountIn * (10_000n + bps) + 9_999n) / 10_000n;
 }
 
+/**
+ * The API's QuoteResponse. Split routes: `routes` lists every (hop, pool) edge of the route in
+ * topological order of its input token, `percent` being the share of the swap's input that flows
+ * through the edge (rounded, at least 1); at every intermediate token the percents in and out
+ * agree (up to rounding). `routePath` / `hopCount` describe the main path (see mainPath);
+ * `feeBps` is the flow-weighted sum of the pool fees along the route.
+ */
 export function buildQuoteResponse(route: Route, ctx: QuoteContext): QuoteResponse {
   const bps = Math.round(priceImpact(route) * 10_000);
   const severity = priceImpactSeverity(bps);
+  const { shares, feeBps } = routeShares(route);
+  const routePath = mainPath(route, shares);
   return {
     inputMint: route.inputMint,
     outputMint: route.outputMint,
@@ -118,16 +154,16 @@ export function buildQuoteResponse(route: Route, ctx: QuoteContext): QuoteRespon
     priceImpactPercent: formatPercent(bps),
     priceImpactSeverity: severity,
     priceImpactWarning: priceImpactWarning(bps, severity),
-    feeBps: Math.round(route.hops.reduce((n, h) => n + h.pool.feeBps, 0)),
-    routes: route.hops.map((h) => ({
+    feeBps: Math.round(feeBps),
+    routes: route.hops.map((h, i) => ({
       poolAddress: h.pool.address,
       poolType: h.pool.label,
-      percent: 100,
+      percent: Math.max(1, Math.min(100, Math.round(shares[i] * 100))),
       inputMint: h.inputMint,
       outputMint: h.outputMint,
     })),
-    routePath: [route.inputMint, ...route.hops.map((h) => h.outputMint)],
-    hopCount: route.hops.length,
+    routePath,
+    hopCount: routePath.length - 1,
     otherAmountThreshold: otherAmountThreshold(route.mode, route.amountIn, route.amountOut, ctx.slippageBps).toString(),
     contextSlot: ctx.contextSlot,
     logPosition: { ...ctx.logPosition },

@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG } from '../../../../libs/config/src/config.module';
 import type { AppConfig } from '../../../../libs/config/src/config';
-import { findBestRoute, type SwapMode } from '../../../../libs/amm/src/routing/route-search';
+import { findBestRoute, type RouteSearchOptions, type SwapMode, type TokenGraph } from '../../../../libs/amm/src/routing/route-search';
 import { ProjectionService } from '../projection/projection.service';
 import { buildQuoteResponse, type QuoteResponse } from './quote-response';
 
@@ -13,6 +13,31 @@ export interface QuoteParams {
   slippageBps: number;
 }
 
+/** the state a quote is computed on: the token graph plus its provenance */
+export interface QuoteSource extends TokenGraph {
+  /** newest slot applied */
+  readonly slot: number;
+  /** offset of the last applied pool-updates record per partition */
+  readonly positions: Record<string, string>;
+}
+
+/**
+ * A quote on a projection (plain function: no Nest, usable by replay and audit tools and by the
+ * stream's recomputation). Throws the route errors of route-search (NoPoolError, NoRouteError,
+ * InsufficientLiquidityError). Provenance is read before the search; the search is synchronous,
+ * so it runs on exactly that state.
+ */
+export function computeQuote(source: QuoteSource, p: QuoteParams, maxHops = 5, opts: RouteSearchOptions = {}): QuoteResponse {
+  const contextSlot = source.slot;
+  const logPosition = source.positions;
+  const route = findBestRoute(
+    source,
+    { inputMint: p.inputMint, outputMint: p.outputMint, amount: p.amount, mode: p.swapMode, maxHops },
+    opts,
+  );
+  return buildQuoteResponse(route, { slippageBps: p.slippageBps, contextSlot, logPosition });
+}
+
 /** Quotes from the current projection; throws the route errors of route-search. */
 @Injectable()
 export class QuoteService {
@@ -22,14 +47,6 @@ export class QuoteService {
   ) {}
 
   quote(p: QuoteParams): QuoteResponse {
-    const projection = this.projections.projection;
-    const route = findBestRoute(projection, {
-      inputMint: p.inputMint,
-      outputMint: p.outputMint,
-      amount: p.amount,
-      mode: p.swapMode,
-      maxHops: this.config.maxHops,
-    });
-    return buildQuoteResponse(route, { slippageBps: p.slippageBps, contextSlot: projection.slot, logPosition: projection.positions });
+    return computeQuote(this.projections.projection, p, this.config.maxHops);
   }
 }

@@ -26,7 +26,7 @@ describe('findBestRoute', () => {
     const deep = new FakePool('p-deep', A, B, 2_000_000n, 2_000_000n, 30);
     const g = graphOf([small, deep]);
     // fee ceil(10000*30/10000)=30, net 9970; deep: 9970*2e6/2009970 = 9920.5 → 9920
-    const r = findBestRoute(g, req({}));
+    const r = findBestRoute(g, req({}), { split: false });
     expect(r.hops.map((h) => h.pool.address)).toEqual(['p-deep']);
     expect(r.amountIn).toBe(10_000n);
     expect(r.amountOut).toBe(9920n);
@@ -64,7 +64,7 @@ describe('findBestRoute', () => {
     const ac = new FakePool('ac', A, C, 100_000n, 200_000n, 25);
     const g = graphOf([ab, bc, ac]);
     for (const want of [1n, 10n, 999n, 5_000n, 150_000n]) {
-      const r = findBestRoute(g, req({ outputMint: C, amount: want, mode: 'ExactOut' }));
+      const r = findBestRoute(g, req({ outputMint: C, amount: want, mode: 'ExactOut' }), { split: false });
       expect(r.amountOut).toBeGreaterThanOrEqual(want);
       // the input is exactly what ExactIn needs: feeding it forward gives at least `want`
       const fwd = evaluatePath({ pools: r.hops.map((h) => h.pool), mints: [A, ...r.hops.map((h) => h.outputMint)] }, 'ExactIn', r.amountIn);

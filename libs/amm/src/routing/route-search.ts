@@ -15,6 +15,7 @@
  * amount over several candidate paths and evaluates each part exactly.
  */
 import { PoolQuoteError, type HopQuote, type Pool } from '../pool';
+import { allocate, buildFlowGraph, evaluateFlow, type SplitOptions } from './split';
 
 export type SwapMode = 'ExactIn' | 'ExactOut';
 
@@ -38,6 +39,12 @@ export interface RouteHop {
   feeAmount: bigint;
 }
 
+/**
+ * An exact route. `hops` are the edges of the route's flow graph in topological order of their
+ * input token (the input mint's first): a single path is a chain (hop i's output is hop i+1's
+ * input); a split route has several hops with the same input mint (the amount held in that
+ * token is divided among them) and several with the same output mint (their outputs add up).
+ */
 export interface Route {
   mode: SwapMode;
   inputMint: string;
@@ -58,11 +65,15 @@ export interface RouteRequest {
   maxHops: number;
 }
 
-export interface RouteSearchOptions {
-  /** partial paths kept per token per hop count (default 3) */
+export interface RouteSearchOptions extends SplitOptions {
+  /** partial paths kept per token per hop count (default 2) */
   candidatesPerToken?: number;
   /** complete candidate paths recomputed exactly (default 12) */
   exactEvaluations?: number;
+  /** false: single paths only (default true: splits over pools and paths when they pay) */
+  split?: boolean;
+  /** increments of the greedy allocation at most (default 128; fewer for small trades) */
+  maxSteps?: number;
 }
 
 /** Route errors; `message` is the API's error text. */
@@ -183,6 +194,26 @@ class Compiled {
     o = { idx, ends };
     byToken.set(token, o);
     return o;
+  }
+
+  private readonly pairIndex: (Map<number, number[]> | undefined)[] = [];
+
+  /** pools of `from` whose other mint is `to` (indices into poolsOf(from)), cached per topology */
+  pairPools(from: number, to: number): readonly Pool[] {
+    const pools = this.graph.poolsOf(this.mints[from]);
+    let idx = this.pairIndex[from];
+    if (idx === undefined) {
+      const o = this.otherIds(from, pools);
+      idx = new Map();
+      for (let j = 0; j < o.length; j++) {
+        const l = idx.get(o[j]);
+        if (l) l.push(j);
+        else idx.set(o[j], [j]);
+      }
+      this.pairIndex[from] = idx;
+    }
+    const l = idx.get(to);
+    return l ? l.map((j) => pools[j]) : [];
   }
 
   /** BFS hop distances to `target` (UNREACHABLE beyond MAX_HOPS_LIMIT; ids past the end too) */
@@ -432,8 +463,22 @@ function routeBetter(a: Route, b: Route): boolean {
 }
 
 /**
- * The best single-path route. Throws NoPoolError (a mint with no pool), NoRouteError (no path
- * within maxHops), InsufficientLiquidityError (paths exist, none fills the amount).
+ * Relative price impact of an exact single-path route against its spot prices after fees
+ * (float; used to size the split search).
+ */
+function pathImpact(r: Route): number {
+  let ideal = 1;
+  for (const h of r.hops) ideal *= h.pool.spotPrice(h.inputMint) * (1 - h.pool.feeBps / 10_000);
+  const rate = Number(r.amountOut) / Number(r.amountIn);
+  if (!(ideal > 0)) return 1;
+  return Math.min(1, Math.max(0, 1 - rate / ideal));
+}
+
+/**
+ * The best route: the best single path, or a split over several pools and paths when it gives
+ * more (ExactIn) or asks less (ExactOut). Never worse than the best single path found. Throws
+ * NoPoolError (a mint with no pool), NoRouteError (no path within maxHops),
+ * InsufficientLiquidityError (paths exist, none fills the amount, nor does a split).
  */
 export function findBestRoute(graph: TokenGraph, req: RouteRequest, opts: RouteSearchOptions = {}): Route {
   if (req.amount <= 0n) throw new RangeError('amount must be positive');
@@ -444,27 +489,58 @@ export function findBestRoute(graph: TokenGraph, req: RouteRequest, opts: RouteS
   const exactIn = req.mode === 'ExactIn';
   const target = exactIn ? req.outputMint : req.inputMint;
   const start = exactIn ? req.inputMint : req.outputMint;
-  if (hopDistance(compiled(graph), start, target) > maxHops) throw new NoRouteError();
+  const c = compiled(graph);
+  if (hopDistance(c, start, target) > maxHops) throw new NoRouteError();
 
   const candidates = findCandidatePaths(graph, { ...req, maxHops }, opts);
   const limit = opts.exactEvaluations ?? 12;
   let best: Route | null = null;
   let lastFailure = 'no path can carry the amount';
   const tried = new Set<string>();
-  for (const c of candidates) {
+  for (const cand of candidates) {
     if (tried.size >= limit) break;
-    const key = c.pools.map((p) => p.address).join(',');
+    const key = cand.pools.map((p) => p.address).join(',');
     if (tried.has(key)) continue;
     tried.add(key);
     try {
-      const r = evaluatePath(c, req.mode, req.amount);
+      const r = evaluatePath(cand, req.mode, req.amount);
       if (best === null || routeBetter(r, best)) best = r;
     } catch (e) {
       if (!(e instanceof PoolQuoteError)) throw e;
       lastFailure = e.message;
     }
   }
+
+  if (opts.split !== false && candidates.length > 0) {
+    const split = trySplit(c, candidates, req, best, opts);
+    if (split !== null && (best === null || routeBetter(split, best))) best = split;
+  }
   if (best === null) throw new InsufficientLiquidityError(lastFailure);
   return best;
 }
 
+/** below this relative impact of the best single path a split cannot gain a hundredth of a bp */
+const SPLIT_MIN_IMPACT = 1e-6;
+
+function trySplit(c: Compiled, candidates: CandidatePath[], req: RouteRequest, single: Route | null, opts: RouteSearchOptions): Route | null {
+  const impact = single === null ? 1 : pathImpact(single);
+  if (impact < SPLIT_MIN_IMPACT) return null;
+  const amount = Number(req.amount);
+  const g = buildFlowGraph(candidates, amount, req.mode, (a, b) => c.pairPools(c.id(a), c.id(b)), opts);
+  if (g === null) return null;
+  // output lost to the allocation error e (a share of the amount) ≈ impact × e² / 2, with
+  // e ≈ 0.07 / steps: aim at a few thousandths of a bp
+  const maxSteps = opts.maxSteps ?? 128;
+  const steps = Math.max(8, Math.min(maxSteps, Math.ceil(0.07 * Math.sqrt(impact / 5e-7))));
+  if (!allocate(g, req.mode, amount, steps)) return null;
+  const minShare = opts.minShare ?? 0.005;
+  try {
+    const r = evaluateFlow(g, req.mode, req.amount, minShare);
+    if (r.hops.length === 0) return null;
+    if (req.mode === 'ExactOut' && r.amountOut < req.amount) return null;
+    return r;
+  } catch (e) {
+    if (!(e instanceof PoolQuoteError)) throw e;
+    return null;
+  }
+}

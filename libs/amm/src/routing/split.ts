@@ -1,0 +1,398 @@
+/**
+ * Split routing: the amount is spread over a small flow graph (a DAG of pools between tokens)
+ * built from the candidate paths of the single-path search. Pure: no Nest, no log, no HTTP.
+ *
+ * 1. `buildFlowGraph`: the distinct token paths among the candidates (best first), kept while
+ *    their union stays acyclic, and for every token pair on them up to `parallelPools` pools
+ *    between the same two tokens (ranked by float output at the size the pair sees).
+ * 2. `allocate` (floating point, a guide only): greedy marginal equalisation. The amount is
+ *    pushed in `steps` geometrically shrinking increments, each along the path of the flow graph that gives the
+ *    most for the increment at the current flows (a DP over the DAG in topological order;
+ *    ExactOut: backwards, the path that needs the least input for the next slice of output).
+ *    In the limit of small increments every used path ends at the same marginal price (the
+ *    optimality condition of the convex routing problem); the allocation error is about the last
+ *    increments and the output lost is second order in it.
+ * 3. `evaluateFlow` (exact): the float flows become split fractions per token; edges carrying
+ *    less than `minShare` of the amount are dropped; then the route is recomputed with the pools'
+ *    integer math over the whole DAG (ExactIn forwards: each token's exact amount is divided
+ *    among its out-edges, remainder to the largest; ExactOut backwards: each token's exact
+ *    requirement is divided among its in-edges and every edge is quoted for exactly its part).
+ */
+import { PoolQuoteError, type Pool } from '../pool';
+import type { CandidatePath, Route, RouteHop, SwapMode } from './route-search';
+
+export interface SplitOptions {
+  /** distinct token paths taken into the flow graph (default 6) */
+  maxPaths?: number;
+  /** pools kept per token pair (default 4) */
+  parallelPools?: number;
+  /** edges of the flow graph at most (default 40) */
+  maxEdges?: number;
+  /** edges carrying less than this share of the amount are dropped (default 0.005) */
+  minShare?: number;
+}
+
+export interface FlowEdge {
+  pool: Pool;
+  /** token indices into FlowGraph.mints */
+  from: number;
+  to: number;
+  /** float flow: input of the edge (from-token units) and its output (to-token units) */
+  x: number;
+  y: number;
+}
+
+export interface FlowGraph {
+  /** tokens in topological order: the input mint first, the output mint last */
+  mints: string[];
+  edges: FlowEdge[];
+  /** edge indices leaving / entering each token */
+  outs: number[][];
+  ins: number[][];
+}
+
+/** parallel pools between two mints, as the graph lists them (callers cache per topology) */
+export type PairPools = (from: string, to: string) => readonly Pool[];
+
+function hasCycle(n: number, pairs: Iterable<[number, number]>): boolean {
+  const adj: number[][] = Array.from({ length: n }, () => []);
+  const indeg = new Int32Array(n);
+  for (const [a, b] of pairs) {
+    adj[a].push(b);
+    indeg[b]++;
+  }
+  const queue: number[] = [];
+  for (let i = 0; i < n; i++) if (indeg[i] === 0) queue.push(i);
+  let seen = 0;
+  while (queue.length > 0) {
+    const t = queue.pop()!;
+    seen++;
+    for (const u of adj[t]) if (--indeg[u] === 0) queue.push(u);
+  }
+  return seen !== n;
+}
+
+/**
+ * The flow graph of the candidate paths (see the file comment). Returns null when fewer than two
+ * edges result (nothing to split).
+ */
+export function buildFlowGraph(candidates: readonly CandidatePath[], amount: number, mode: SwapMode, pairPools: PairPools, opts: SplitOptions = {}): FlowGraph | null {
+  const maxPaths = opts.maxPaths ?? 6;
+  const parallel = opts.parallelPools ?? 4;
+  const maxEdges = opts.maxEdges ?? 40;
+  const ids = new Map<string, number>();
+  const names: string[] = [];
+  const id = (m: string): number => {
+    let i = ids.get(m);
+    if (i === undefined) {
+      i = names.length;
+      ids.set(m, i);
+      names.push(m);
+    }
+    return i;
+  };
+  /** pair key → [from, to, float amount the pair sees, the candidate's own pool] */
+  const pairs = new Map<string, { from: number; to: number; amount: number; pools: Set<Pool> }>();
+  const seenPaths = new Set<string>();
+  let paths = 0;
+  for (const c of candidates) {
+    if (paths >= maxPaths) break;
+    const key = c.mints.join('>');
+    if (seenPaths.has(key)) {
+      // another pool sequence over the same tokens: its pools join the pairs
+      for (let i = 0; i < c.pools.length; i++) pairs.get(`${c.mints[i]}>${c.mints[i + 1]}`)?.pools.add(c.pools[i]);
+      continue;
+    }
+    // float amounts along the path at the candidate's size
+    const amounts: number[] = [mode === 'ExactIn' ? amount : c.estimate];
+    for (let i = 0; i < c.pools.length; i++) amounts.push(c.pools[i].approxOut(c.mints[i], amounts[i]));
+    const before = names.length;
+    const added: string[] = [];
+    for (let i = 0; i < c.pools.length; i++) {
+      const k = `${c.mints[i]}>${c.mints[i + 1]}`;
+      const p = pairs.get(k);
+      if (p) {
+        p.amount = Math.max(p.amount, amounts[i]);
+        p.pools.add(c.pools[i]);
+      } else {
+        pairs.set(k, { from: id(c.mints[i]), to: id(c.mints[i + 1]), amount: amounts[i], pools: new Set([c.pools[i]]) });
+        added.push(k);
+      }
+    }
+    if (added.length > 0 && hasCycle(names.length, [...pairs.values()].map((p) => [p.from, p.to] as [number, number]))) {
+      for (const k of added) pairs.delete(k);
+      names.length = before;
+      for (const [m, i] of ids) if (i >= before) ids.delete(m);
+      continue;
+    }
+    seenPaths.add(key);
+    paths++;
+  }
+  if (pairs.size === 0) return null;
+
+  // topological order (Kahn; ties by first appearance, so the input mint comes first)
+  const n = names.length;
+  const adj: number[][] = Array.from({ length: n }, () => []);
+  const indeg = new Int32Array(n);
+  for (const p of pairs.values()) {
+    adj[p.from].push(p.to);
+    indeg[p.to]++;
+  }
+  const order: number[] = [];
+  const ready: number[] = [];
+  for (let i = 0; i < n; i++) if (indeg[i] === 0) ready.push(i);
+  while (ready.length > 0) {
+    ready.sort((a, b) => b - a);
+    const t = ready.pop()!;
+    order.push(t);
+    for (const u of adj[t]) if (--indeg[u] === 0) ready.push(u);
+  }
+  const rank = new Int32Array(n);
+  order.forEach((t, r) => (rank[t] = r));
+  const mints = order.map((t) => names[t]);
+
+  // pools per pair: the candidates' own, then the best parallel ones at the pair's size
+  const edges: FlowEdge[] = [];
+  const pairList = [...pairs.values()].sort((a, b) => rank[a.from] - rank[b.from] || rank[a.to] - rank[b.to]);
+  const perPair = Math.max(1, Math.min(parallel, Math.floor(maxEdges / pairList.length)));
+  for (const p of pairList) {
+    const fromMint = names[p.from];
+    const all = pairPools(fromMint, names[p.to]);
+    const chosen = new Set<Pool>();
+    // the candidates' own pools first (they carry the single-path answer)
+    for (const pool of p.pools) if (chosen.size < perPair) chosen.add(pool);
+    if (all.length > 0 && chosen.size < perPair) {
+      const probe = p.amount > 0 ? p.amount : 1;
+      const scored = all.filter((q) => !chosen.has(q)).map((q) => ({ q, out: q.approxOut(fromMint, probe) }));
+      scored.sort((a, b) => b.out - a.out || (a.q.address < b.q.address ? -1 : 1));
+      for (const s of scored) {
+        if (chosen.size >= perPair || !(s.out > 0)) break;
+        chosen.add(s.q);
+      }
+    }
+    for (const pool of chosen) edges.push({ pool, from: rank[p.from], to: rank[p.to], x: 0, y: 0 });
+  }
+  if (edges.length < 2) return null;
+  const outs: number[][] = Array.from({ length: n }, () => []);
+  const ins: number[][] = Array.from({ length: n }, () => []);
+  edges.forEach((e, i) => {
+    outs[e.from].push(i);
+    ins[e.to].push(i);
+  });
+  return { mints, edges, outs, ins };
+}
+
+/**
+ * Greedy marginal equalisation (see the file comment): fills edge flows x (input) and y (output)
+ * of `g`. Returns false when the graph cannot carry the amount (ExactOut beyond the depth).
+ */
+export function allocate(g: FlowGraph, mode: SwapMode, amount: number, steps: number): boolean {
+  const n = g.mints.length;
+  const T = n - 1;
+  for (const e of g.edges) e.x = e.y = 0;
+  const best = new Float64Array(n);
+  const via = new Int32Array(n);
+  // geometrically shrinking increments: the later small ones correct the earlier big ones
+  // (every increment is at most the sum of the ones after it), so the allocation error is the
+  // size of the last increments, about amount × 0.07 / steps
+  const r = Math.max(0.6, 1 - 5 / steps);
+  const scale = (amount * (1 - r)) / (1 - r ** steps);
+  const size = (s: number): number => scale * r ** s;
+  if (mode === 'ExactIn') {
+    for (let s = 0; s < steps; s++) {
+      best.fill(0);
+      via.fill(-1);
+      best[0] = size(s);
+      for (let t = 0; t < T; t++) {
+        const a = best[t];
+        if (!(a > 0)) continue;
+        const from = g.mints[t];
+        for (const ei of g.outs[t]) {
+          const e = g.edges[ei];
+          const gain = e.pool.approxOut(from, e.x + a) - e.y;
+          if (gain > best[e.to]) {
+            best[e.to] = gain;
+            via[e.to] = ei;
+          }
+        }
+      }
+      if (!(best[T] > 0)) return s > 0;
+      for (let t = T; t > 0; ) {
+        const e = g.edges[via[t]];
+        e.x += best[e.from];
+        e.y = e.pool.approxOut(g.mints[e.from], e.x);
+        t = e.from;
+      }
+    }
+    return true;
+  }
+  for (let s = 0; s < steps; s++) {
+    best.fill(Infinity);
+    via.fill(-1);
+    best[T] = size(s);
+    for (let h = T; h > 0; h--) {
+      const b = best[h];
+      if (b === Infinity) continue;
+      for (const ei of g.ins[h]) {
+        const e = g.edges[ei];
+        const need = e.pool.approxIn(g.mints[e.from], e.y + b) - e.x;
+        if (need < best[e.from]) {
+          best[e.from] = need;
+          via[e.from] = ei;
+        }
+      }
+    }
+    if (!(best[0] < Infinity)) return false;
+    for (let t = 0; t < T; ) {
+      const e = g.edges[via[t]];
+      e.y += best[e.to];
+      e.x = e.pool.approxIn(g.mints[e.from], e.y);
+      t = e.to;
+    }
+  }
+  return true;
+}
+
+/**
+ * Split fractions per token from the float flows, edges under `minShare` of the amount dropped
+ * (a token that receives flow keeps at least its largest edge). ExactIn: fractions of each
+ * token's outflow (by input x); ExactOut: fractions of each token's inflow (by output y).
+ */
+function fractions(g: FlowGraph, mode: SwapMode, minShare: number): Float64Array {
+  const n = g.mints.length;
+  const frac = new Float64Array(g.edges.length);
+  const share = new Float64Array(n);
+  if (mode === 'ExactIn') {
+    share[0] = 1;
+    for (let t = 0; t < n - 1; t++) {
+      if (!(share[t] > 0)) continue;
+      const outs = g.outs[t];
+      let total = 0;
+      for (const ei of outs) total += g.edges[ei].x;
+      if (!(total > 0)) continue;
+      const keep = outs.filter((ei) => (share[t] * g.edges[ei].x) / total >= minShare);
+      if (keep.length === 0) keep.push(outs.reduce((a, b) => (g.edges[b].x > g.edges[a].x ? b : a)));
+      let kept = 0;
+      for (const ei of keep) kept += g.edges[ei].x;
+      for (const ei of keep) {
+        frac[ei] = g.edges[ei].x / kept;
+        share[g.edges[ei].to] += share[t] * frac[ei];
+      }
+    }
+  } else {
+    share[n - 1] = 1;
+    for (let h = n - 1; h > 0; h--) {
+      if (!(share[h] > 0)) continue;
+      const ins = g.ins[h];
+      let total = 0;
+      for (const ei of ins) total += g.edges[ei].y;
+      if (!(total > 0)) continue;
+      const keep = ins.filter((ei) => (share[h] * g.edges[ei].y) / total >= minShare);
+      if (keep.length === 0) keep.push(ins.reduce((a, b) => (g.edges[b].y > g.edges[a].y ? b : a)));
+      let kept = 0;
+      for (const ei of keep) kept += g.edges[ei].y;
+      for (const ei of keep) {
+        frac[ei] = g.edges[ei].y / kept;
+        share[g.edges[ei].from] += share[h] * frac[ei];
+      }
+    }
+  }
+  return frac;
+}
+
+/** divide `total` by the fractions (floor each, remainder to the largest); same order as `fr` */
+function divide(total: bigint, fr: number[]): bigint[] {
+  const parts = fr.map((f) => {
+    if (f >= 1) return total;
+    // exact enough: f has 53 bits; the remainder fixes the sum
+    const scaled = BigInt(Math.floor(f * 2 ** 52));
+    return (total * scaled) >> 52n;
+  });
+  let sum = 0n;
+  for (const p of parts) sum += p;
+  let big = 0;
+  for (let i = 1; i < fr.length; i++) if (fr[i] > fr[big]) big = i;
+  parts[big] += total - sum;
+  return parts;
+}
+
+/**
+ * The exact route of the float allocation in `g` (see the file comment). Throws PoolQuoteError
+ * when an edge cannot be quoted for its part.
+ */
+export function evaluateFlow(g: FlowGraph, mode: SwapMode, amount: bigint, minShare = 0.005): Route {
+  const n = g.mints.length;
+  const frac = fractions(g, mode, minShare);
+  const hopOf: (RouteHop | null)[] = new Array(g.edges.length).fill(null);
+  if (mode === 'ExactIn') {
+    const held: bigint[] = new Array(n).fill(0n);
+    held[0] = amount;
+    for (let t = 0; t < n - 1; t++) {
+      if (held[t] === 0n) continue;
+      const outs = g.outs[t].filter((ei) => frac[ei] > 0);
+      if (outs.length === 0) throw new PoolQuoteError('insufficient-liquidity', `split: ${g.mints[t]} has flow and no edge`);
+      const parts = divide(
+        held[t],
+        outs.map((ei) => frac[ei]),
+      );
+      outs.forEach((ei, i) => {
+        if (parts[i] === 0n) return;
+        const e = g.edges[ei];
+        const q = e.pool.quoteExactIn(g.mints[t], parts[i]);
+        if (q.amountOut <= 0n) throw new PoolQuoteError('zero-output', `split: pool ${e.pool.address} returns nothing`);
+        held[e.to] += q.amountOut;
+        hopOf[ei] = { pool: e.pool, inputMint: g.mints[t], outputMint: g.mints[e.to], amountIn: q.amountIn, amountOut: q.amountOut, feeAmount: q.feeAmount };
+      });
+    }
+    const hops = hopOf.filter((h): h is RouteHop => h !== null);
+    return { mode, inputMint: g.mints[0], outputMint: g.mints[n - 1], amountIn: amount, amountOut: held[n - 1], hops };
+  }
+  const need: bigint[] = new Array(n).fill(0n);
+  need[n - 1] = amount;
+  let delivered = 0n;
+  for (let h = n - 1; h > 0; h--) {
+    if (need[h] === 0n) continue;
+    const ins = g.ins[h].filter((ei) => frac[ei] > 0);
+    if (ins.length === 0) throw new PoolQuoteError('insufficient-liquidity', `split: ${g.mints[h]} is needed and has no edge`);
+    const parts = divide(
+      need[h],
+      ins.map((ei) => frac[ei]),
+    );
+    ins.forEach((ei, i) => {
+      if (parts[i] === 0n) return;
+      const e = g.edges[ei];
+      const q = e.pool.quoteExactOut(g.mints[e.from], parts[i]);
+      need[e.from] += q.amountIn;
+      if (h === n - 1) delivered += q.amountOut;
+      hopOf[ei] = { pool: e.pool, inputMint: g.mints[e.from], outputMint: g.mints[h], amountIn: q.amountIn, amountOut: q.amountOut, feeAmount: q.feeAmount };
+    });
+  }
+  const hops = hopOf.filter((h): h is RouteHop => h !== null);
+  return { mode, inputMint: g.mints[0], outputMint: g.mints[n - 1], amountIn: need[0], amountOut: delivered, hops };
+}
+
+/**
+ * Price impact of a route as a fraction (see quote-response): 1 − (amountOut / amountIn) / ideal,
+ * where ideal is what the same route (same pools, same split fractions at each token) gives per
+ * unit of input at zero size: Σ over the flow of Π spotPrice × (1 − fee). Clamped to [0, 1].
+ * Also returns the route's input shares per hop (the `percent` of the API) and the weighted fee.
+ */
+export function routeShares(route: Route): { shares: number[]; ideal: number; feeBps: number } {
+  const held = new Map<string, number>([[route.inputMint, 1]]);
+  const value = new Map<string, number>([[route.inputMint, 1]]);
+  const outTotal = new Map<string, bigint>();
+  for (const h of route.hops) outTotal.set(h.inputMint, (outTotal.get(h.inputMint) ?? 0n) + h.amountIn);
+  const shares: number[] = [];
+  let fee = 0;
+  for (const h of route.hops) {
+    const total = outTotal.get(h.inputMint)!;
+    const f = total > 0n ? Number(h.amountIn) / Number(total) : 0;
+    const s = (held.get(h.inputMint) ?? 0) * f;
+    shares.push(s);
+    fee += s * h.pool.feeBps;
+    held.set(h.outputMint, (held.get(h.outputMint) ?? 0) + s);
+    const v = (value.get(h.inputMint) ?? 0) * f * h.pool.spotPrice(h.inputMint) * (1 - h.pool.feeBps / 10_000);
+    value.set(h.outputMint, (value.get(h.outputMint) ?? 0) + v);
+  }
+  return { shares, ideal: value.get(route.outputMint) ?? 0, feeBps: fee };
+}
