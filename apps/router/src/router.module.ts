@@ -9,12 +9,15 @@ import { PriceController } from './price/price.controller';
 import { PriceService } from './price/price.service';
 import { ProjectionService } from './projection/projection.service';
 import { QuoteService } from './quote/quote.service';
+import { chainGatewayProvider } from './swap/chain.provider';
+import { SimChainController, SwapController } from './swap/swap.controller';
+import { SwapService } from './swap/swap.service';
 
 /** The router: pool-updates → in-memory projection → quotes over HTTP. */
 @Module({
   imports: [ConfigModule, LogModule],
-  controllers: [QuoteController, MarketsController, HealthController, PriceController],
-  providers: [ProjectionService, QuoteService, PriceService, QuotesServedService],
+  controllers: [QuoteController, MarketsController, HealthController, PriceController, SwapController, SimChainController],
+  providers: [ProjectionService, QuoteService, PriceService, QuotesServedService, SwapService, chainGatewayProvider],
   exports: [ProjectionService, QuoteService, PriceService, QuotesServedService],
 })
 export class RouterModule {}

@@ -162,6 +162,7 @@ export class Projection implements TokenGraph {
   private version = 0;
   private readonly counters: ProjectionCounters = { applied: 0, rejected: 0, rejectedReasons: {} };
   private lastRejectionText: string | null = null;
+  private readonly lookupTables = new Set<string>();
 
   constructor(modules: readonly ProgramModule[] = DEFAULT_PROGRAM_MODULES) {
     this.registry = new ProgramRegistry(modules);
@@ -191,6 +192,9 @@ export class Projection implements TokenGraph {
       if (prev) prev.previous = undefined;
       this.accounts.set(address, new AccountEntry(address, u.owner, u.data, u.slot, prev));
     }
+    // address lookup tables (the swap builder compresses transactions with them)
+    if (u.data !== null && u.owner === PROGRAM_IDS.addressLookupTable) this.lookupTables.add(address);
+    else if (prev) this.lookupTables.delete(address);
     // mint decimals
     if (u.data !== null && looksLikeMint(u.owner, u.data)) {
       try {
@@ -451,6 +455,11 @@ export class Projection implements TokenGraph {
 
   decimals(mint: string): number | undefined {
     return this.decimalsByMint.get(mint);
+  }
+
+  /** addresses of the address lookup table accounts currently on the log, first-seen order */
+  lookupTableAddresses(): readonly string[] {
+    return [...this.lookupTables];
   }
 
   account(address: string): AccountView | undefined {

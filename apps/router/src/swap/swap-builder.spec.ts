@@ -28,7 +28,7 @@ function routeWithHops(hops: number, mode: SwapMode = 'ExactIn'): Route {
       try {
         const amount = 10n ** BigInt(Math.max(1, (market.tokens.find((t) => t.mint === (mode === 'ExactIn' ? a : b))!.decimals ?? 6) - 2));
         const r = findBestRoute(projection, { inputMint: a, outputMint: b, amount, mode, maxHops: hops });
-        if (r.hops.length === hops) return r;
+        if (r.hops.length === hops && new Set(r.hops.map((h) => h.inputMint)).size === hops) return r; // a single path
       } catch {
         // next pair
       }
@@ -38,7 +38,7 @@ function routeWithHops(hops: number, mode: SwapMode = 'ExactIn'): Route {
 }
 
 function build(route: Route, wallet: string, slippageBps = 50, fee: AggregatorFee | null = null) {
-  return buildSwap({ legs: [{ percent: 100, route }], userWallet: wallet, slippageBps, fee, computeUnitPriceMicroLamports: 1000n }, projection);
+  return buildSwap({ route, userWallet: wallet, slippageBps, fee, computeUnitPriceMicroLamports: 1000n }, projection);
 }
 
 function compile(chain: SimChain, wallet: string, ixs: ReturnType<typeof build>['instructions']): VersionedTransaction {
@@ -180,7 +180,7 @@ describe('buildSwap', () => {
   it('missing pool data: a pool whose mint account is unknown', () => {
     const route = routeWithHops(1);
     const empty = { account: () => undefined, decimals: () => undefined };
-    expect(() => buildSwap({ legs: [{ percent: 100, route }], userWallet: Keypair.generate().publicKey.toBase58(), slippageBps: 50, fee: null, computeUnitPriceMicroLamports: 0n }, empty)).toThrow(
+    expect(() => buildSwap({ route, userWallet: Keypair.generate().publicKey.toBase58(), slippageBps: 50, fee: null, computeUnitPriceMicroLamports: 0n }, empty)).toThrow(
       MissingPoolDataError,
     );
   });

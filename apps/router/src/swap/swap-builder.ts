@@ -24,8 +24,9 @@
  * move against the user between quote and execution: stricter than necessary, never a partial
  * fill, never a worse price than the threshold. (Programs without the needed exact form: a sell
  * on PumpSwap / pump.fun always pays an exact token amount and checks a minimum output.)
- * Split routes: each leg enforces its share of the bound (floor(amount_i × bound / amount),
- * the last leg takes the remainder), so the shares add up to the whole bound.
+ * Split routes (the hops are the edges of a flow DAG): the rules apply per edge; the edges into
+ * the output mint (ExactIn) or out of the input mint (ExactOut) share the bound in proportion to
+ * their quoted amounts (floor, the last takes the remainder), so the shares add up to the bound.
  *
  * Aggregator fee (when configured for the route): ExactIn takes it from the output,
  * fee = floor(grossOut × feeBps / 10000), amountOut = grossOut − fee, minAmountOut =
@@ -78,12 +79,6 @@ export interface AccountSource {
   decimals(mint: string): number | undefined;
 }
 
-/** A part of the amount routed along one path; `percent` of the whole (100 for a single route). */
-export interface RouteLeg {
-  percent: number;
-  route: Route;
-}
-
 export type FeeRoutes = 'all' | 'multi-hop';
 
 export interface AggregatorFee {
@@ -94,8 +89,8 @@ export interface AggregatorFee {
 }
 
 export interface SwapBuildRequest {
-  /** the legs of the route (one leg for a single path); all share mode and mints */
-  legs: RouteLeg[];
+  /** the exact route: a single path, or a split (its hops are the edges of a flow DAG, in trade order) */
+  route: Route;
   userWallet: string;
   slippageBps: number;
   fee: AggregatorFee | null;
@@ -114,10 +109,14 @@ export interface BuiltSwap {
   feeAmount: bigint;
   /** ExactIn: minimum output; ExactOut: maximum input (both net of the aggregator fee) */
   otherAmountThreshold: bigint;
+  /** token path of a single-path route (empty for a split: the caller takes the quote's main path) */
   routePath: string[];
+  /** hops of a single-path route (0 for a split) */
   hopCount: number;
+  /** pools in instruction order */
   pools: string[];
   isSplitRoute: boolean;
+  /** filled by the caller from the quote's per-pool percents */
   splitPercents: number[];
   computeUnitsEstimate: number;
   instructions: TransactionInstruction[];
@@ -201,134 +200,127 @@ function nativeSolHop(pool: Pool): boolean {
   return pool instanceof PumpFunCurve;
 }
 
-function feeApplies(fee: AggregatorFee | null, legs: RouteLeg[]): boolean {
+function feeApplies(fee: AggregatorFee | null, multiHop: boolean): boolean {
   if (fee === null || fee.bps <= 0) return false;
-  if (fee.routes === 'all') return true;
-  return legs.length > 1 || legs[0].route.hops.length > 1;
+  return fee.routes === 'all' || multiHop;
 }
 
 export function buildSwap(req: SwapBuildRequest, src: AccountSource): BuiltSwap {
-  const legs = req.legs;
-  if (legs.length === 0) throw new BuildError('route has no legs');
-  const first = legs[0].route;
-  const mode = first.mode;
-  const inputMint = first.inputMint;
-  const outputMint = first.outputMint;
-  for (const l of legs) {
-    if (l.route.mode !== mode || l.route.inputMint !== inputMint || l.route.outputMint !== outputMint) throw new BuildError('split legs disagree on mode or mints');
-    if (l.route.hops.length === 0) throw new BuildError('route leg has no hops');
+  const route = req.route;
+  const edges = route.hops;
+  if (edges.length === 0) throw new BuildError('route has no hops');
+  const { mode, inputMint, outputMint } = route;
+  // the hops are the edges of a flow DAG (a single path is a chain) in trade order
+  const produced = new Set<string>([inputMint]);
+  for (const e of edges) {
+    if (!produced.has(e.inputMint)) throw new BuildError(`hop through ${e.pool.address} spends ${e.inputMint} before any hop produces it`);
+    produced.add(e.outputMint);
   }
   const s = BigInt(req.slippageBps);
   const wallet = req.userWallet;
-  const routeIn = legs.reduce((a, l) => a + l.route.amountIn, 0n);
-  const routeOut = legs.reduce((a, l) => a + l.route.amountOut, 0n);
-  const charge = feeApplies(req.fee, legs);
+  const routeIn = route.amountIn;
+  const routeOut = route.amountOut;
+  const distinctPath = new Set(edges.map((e) => e.inputMint)).size;
+  const isSplit = edges.length > distinctPath;
+  const charge = feeApplies(req.fee, edges.length > 1);
   const feeBps = charge ? BigInt(req.fee!.bps) : 0n;
 
   let amountIn: bigint;
   let amountOut: bigint;
   let feeAmount: bigint;
   let threshold: bigint;
-  /** per leg: ExactIn minimum output of the last hop / ExactOut maximum input of the first hop */
-  let legBounds: bigint[];
+  // ExactIn: the hops into the output share the minimum output; ExactOut: the hops out of the input share the maximum input
+  const outer = edges.map((e, i) => (mode === 'ExactIn' ? e.outputMint === outputMint : e.inputMint === inputMint) ? i : -1).filter((i) => i >= 0);
+  const bounds = new Map<number, bigint>();
   if (mode === 'ExactIn') {
     feeAmount = (routeOut * feeBps) / BPS;
     amountIn = routeIn;
     amountOut = routeOut - feeAmount;
     threshold = (amountOut * (BPS - s)) / BPS;
-    const gross = threshold + feeAmount;
-    legBounds = shareOut(gross, legs.map((l) => l.route.amountOut), routeOut);
-    legBounds = legBounds.map((b, i) => (b > legs[i].route.amountOut ? legs[i].route.amountOut : b));
+    const weights = outer.map((i) => edges[i].amountOut);
+    const shares = shareOut(threshold + feeAmount, weights, weights.reduce((a, b) => a + b, 0n));
+    outer.forEach((i, k) => bounds.set(i, shares[k] > edges[i].amountOut ? edges[i].amountOut : shares[k]));
   } else {
     feeAmount = (routeIn * feeBps) / BPS;
     amountIn = routeIn + feeAmount;
     amountOut = routeOut;
     const maxRouteIn = ceilDiv(routeIn * (BPS + s), BPS);
     threshold = maxRouteIn + feeAmount;
-    legBounds = shareOut(maxRouteIn, legs.map((l) => l.route.amountIn), routeIn);
+    const weights = outer.map((i) => edges[i].amountIn);
+    const shares = shareOut(maxRouteIn, weights, weights.reduce((a, b) => a + b, 0n));
+    outer.forEach((i, k) => bounds.set(i, shares[k]));
   }
 
   const ctx: Ctx = { src, wallet, ixs: [], units: COMPUTE_UNITS.base, wsolUsed: false };
-  const mintsTouched: string[] = [];
-  for (const l of legs) for (const h of l.route.hops) for (const m of [h.inputMint, h.outputMint]) if (!mintsTouched.includes(m)) mintsTouched.push(m);
 
   // token accounts: every mint the user receives, plus wrapped SOL whenever a non-native hop uses it
   const needsAta = new Set<string>();
-  for (const l of legs) {
-    for (const h of l.route.hops) {
-      if (h.outputMint !== MINTS.SOL || !nativeSolHop(h.pool)) needsAta.add(h.outputMint);
-      if (h.inputMint === MINTS.SOL && !nativeSolHop(h.pool)) needsAta.add(MINTS.SOL);
-    }
+  for (const h of edges) {
+    if (h.outputMint !== MINTS.SOL || !nativeSolHop(h.pool)) needsAta.add(h.outputMint);
+    if (h.inputMint === MINTS.SOL && !nativeSolHop(h.pool)) needsAta.add(MINTS.SOL);
   }
   for (const m of needsAta) {
     ctx.ixs.push(createAtaIdempotent(wallet, wallet, m, tokenProgramOf(src, m)));
     ctx.units += COMPUTE_UNITS.ataCreate;
   }
   if (needsAta.has(MINTS.SOL)) ctx.wsolUsed = true;
+  const wsolAta = associatedTokenAddress(wallet, MINTS.SOL);
 
-  // input SOL paid as wrapped SOL: wrap what the wrapped-SOL hops may spend (+ the fee when it is taken in SOL from the input)
+  // input SOL paid as wrapped SOL: wrap what the wrapped-SOL hops may spend
   if (inputMint === MINTS.SOL) {
     let wrap = 0n;
-    legs.forEach((l, i) => {
-      const h0 = l.route.hops[0];
-      if (!nativeSolHop(h0.pool)) wrap += mode === 'ExactIn' ? h0.amountIn : legBounds[i];
+    edges.forEach((e, i) => {
+      if (e.inputMint === MINTS.SOL && !nativeSolHop(e.pool)) wrap += mode === 'ExactIn' ? e.amountIn : bounds.get(i)!;
     });
     if (wrap > 0n) {
-      const ata = associatedTokenAddress(wallet, MINTS.SOL);
-      ctx.ixs.push(systemTransfer(wallet, ata, wrap), syncNative(ata));
+      ctx.ixs.push(systemTransfer(wallet, wsolAta, wrap), syncNative(wsolAta));
       ctx.units += COMPUTE_UNITS.wrap;
     }
   }
 
-  // the swaps
-  const pools: string[] = [];
-  legs.forEach((l, li) => {
-    const hops = l.route.hops;
-    hops.forEach((h, i) => {
-      const last = i === hops.length - 1;
-      pools.push(h.pool.address);
-      let amount: bigint;
-      let bound: bigint;
-      if (mode === 'ExactIn') {
-        amount = h.amountIn;
-        bound = last ? legBounds[li] : h.amountOut;
-      } else {
-        amount = last ? l.route.amountOut : hops[i + 1].amountIn;
-        bound = i === 0 ? legBounds[li] : h.amountIn;
+  // the swaps, edge by edge
+  let solNativeProduced = false;
+  let solWrappedProduced = false;
+  edges.forEach((e, i) => {
+    let amount: bigint;
+    let bound: bigint;
+    if (mode === 'ExactIn') {
+      amount = e.amountIn;
+      bound = bounds.get(i) ?? e.amountOut;
+    } else {
+      amount = e.amountOut;
+      bound = bounds.get(i) ?? e.amountIn;
+    }
+    // intermediate SOL between a native (pump.fun) hop and a wrapped-SOL hop
+    if (e.inputMint === MINTS.SOL && e.inputMint !== inputMint) {
+      const native = nativeSolHop(e.pool);
+      if (!native && solNativeProduced) {
+        ctx.ixs.push(systemTransfer(wallet, wsolAta, e.amountIn), syncNative(wsolAta));
+        ctx.units += COMPUTE_UNITS.wrap;
+      } else if (native && solWrappedProduced) {
+        // closing the wrapped-SOL account makes its lamports (the previous hops' output) spendable
+        ctx.ixs.push(closeAccount(wsolAta, wallet, wallet), createAtaIdempotent(wallet, wallet, MINTS.SOL));
+        ctx.units += COMPUTE_UNITS.close + COMPUTE_UNITS.ataCreate;
+        solWrappedProduced = false;
       }
-      // SOL between a native (pump.fun) hop and a wrapped-SOL hop
-      if (i > 0 && h.inputMint === MINTS.SOL) {
-        const prevNative = nativeSolHop(hops[i - 1].pool);
-        const thisNative = nativeSolHop(h.pool);
-        const ata = associatedTokenAddress(wallet, MINTS.SOL);
-        if (prevNative && !thisNative) {
-          ctx.ixs.push(systemTransfer(wallet, ata, h.amountIn), syncNative(ata));
-          ctx.units += COMPUTE_UNITS.wrap;
-        } else if (!prevNative && thisNative) {
-          // close the wrapped-SOL account: its lamports (output of the previous hop) become spendable; re-created below when needed
-          ctx.ixs.push(closeAccount(ata, wallet, wallet));
-          ctx.ixs.push(createAtaIdempotent(wallet, wallet, MINTS.SOL));
-          ctx.units += COMPUTE_UNITS.close + COMPUTE_UNITS.ataCreate;
-        }
-      }
-      ctx.ixs.push(hopInstruction(ctx, h.pool, h.inputMint, h.outputMint, mode, amount, bound, h.amountIn, h.amountOut));
-      ctx.units += COMPUTE_UNITS.swap[h.pool.programId] ?? 150_000;
-    });
+    }
+    if (e.outputMint === MINTS.SOL) {
+      if (nativeSolHop(e.pool)) solNativeProduced = true;
+      else solWrappedProduced = true;
+    }
+    ctx.ixs.push(hopInstruction(ctx, e.pool, e.inputMint, e.outputMint, mode, amount, bound, e.amountIn, e.amountOut));
+    ctx.units += COMPUTE_UNITS.swap[e.pool.programId] ?? 150_000;
   });
 
   // the aggregator fee
   if (feeAmount > 0n) {
     const feeMint = mode === 'ExactIn' ? outputMint : inputMint;
-    const lastHopsNative = legs.every((l) => nativeSolHop(l.route.hops[mode === 'ExactIn' ? l.route.hops.length - 1 : 0].pool));
-    if (feeMint === MINTS.SOL && lastHopsNative) {
+    const feeEdges = outer.map((i) => edges[i]);
+    if (feeMint === MINTS.SOL && feeEdges.every((e) => nativeSolHop(e.pool))) {
       ctx.ixs.push(systemTransfer(wallet, req.fee!.wallet, feeAmount));
     } else {
       const prog = tokenProgramOf(src, feeMint);
-      if (feeMint === MINTS.SOL && mode === 'ExactOut') {
-        // the wrapped amount covers the route; wrap the fee on top
-        const ata = associatedTokenAddress(wallet, MINTS.SOL);
-        ctx.ixs.push(systemTransfer(wallet, ata, feeAmount), syncNative(ata));
-      }
+      if (feeMint === MINTS.SOL && mode === 'ExactOut') ctx.ixs.push(systemTransfer(wallet, wsolAta, feeAmount), syncNative(wsolAta));
       ctx.ixs.push(createAtaIdempotent(wallet, req.fee!.wallet, feeMint, prog));
       ctx.ixs.push(
         transferChecked(associatedTokenAddress(wallet, feeMint, prog), feeMint, associatedTokenAddress(req.fee!.wallet, feeMint, prog), wallet, feeAmount, decimalsOf(src, feeMint), prog),
@@ -340,14 +332,13 @@ export function buildSwap(req: SwapBuildRequest, src: AccountSource): BuiltSwap 
 
   // unwrap: every lamport of the wrapped-SOL account back to the wallet
   if (ctx.wsolUsed) {
-    ctx.ixs.push(closeAccount(associatedTokenAddress(wallet, MINTS.SOL), wallet, wallet));
+    ctx.ixs.push(closeAccount(wsolAta, wallet, wallet));
     ctx.units += COMPUTE_UNITS.close;
   }
 
-  const budget: TransactionInstruction[] = [setComputeUnitLimit(Math.min(1_400_000, ctx.units))];
+  const units = Math.min(1_400_000, ctx.units);
+  const budget: TransactionInstruction[] = [setComputeUnitLimit(units)];
   if (req.computeUnitPriceMicroLamports > 0n) budget.push(setComputeUnitPrice(req.computeUnitPriceMicroLamports));
-
-  const routePath = legs.length === 1 ? [first.inputMint, ...first.hops.map((h) => h.outputMint)] : mergedPath(legs);
   return {
     mode,
     inputMint,
@@ -356,22 +347,14 @@ export function buildSwap(req: SwapBuildRequest, src: AccountSource): BuiltSwap 
     amountOut,
     feeAmount,
     otherAmountThreshold: threshold,
-    routePath,
-    hopCount: legs.length === 1 ? first.hops.length : Math.max(...legs.map((l) => l.route.hops.length)),
-    pools,
-    isSplitRoute: legs.length > 1,
-    splitPercents: legs.map((l) => l.percent),
-    computeUnitsEstimate: Math.min(1_400_000, ctx.units),
+    routePath: isSplit ? [] : [inputMint, ...edges.map((e) => e.outputMint)],
+    hopCount: isSplit ? 0 : edges.length,
+    pools: edges.map((e) => e.pool.address),
+    isSplitRoute: isSplit,
+    splitPercents: [],
+    computeUnitsEstimate: units,
     instructions: [...budget, ...ctx.ixs],
   };
-}
-
-function mergedPath(legs: RouteLeg[]): string[] {
-  const out: string[] = [];
-  for (const l of legs) for (const m of [l.route.inputMint, ...l.route.hops.map((h) => h.outputMint)]) if (!out.includes(m)) out.push(m);
-  // keep the output last
-  const o = legs[0].route.outputMint;
-  return [...out.filter((m) => m !== o), o];
 }
 
 /** The user's token account for `mint` (its ATA under the mint's token program). */

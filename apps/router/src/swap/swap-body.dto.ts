@@ -1,0 +1,102 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsBoolean, IsIn, IsInt, IsOptional, Max, Min, Validate, ValidatorConstraint, type ValidatorConstraintInterface } from 'class-validator';
+import { HttpStatus, ValidationPipe, type ValidationError } from '@nestjs/common';
+import { isPublicKey } from '../../../../libs/solana/src/base58';
+import { ApiError } from '../http/api-error';
+
+const U64_MAX = (1n << 64n) - 1n;
+
+@ValidatorConstraint({ name: 'publicKey' })
+class PublicKeyConstraint implements ValidatorConstraintInterface {
+  validate(value: unknown): boolean {
+    return isPublicKey(value);
+  }
+}
+
+@ValidatorConstraint({ name: 'u64Amount' })
+class PositiveU64Constraint implements ValidatorConstraintInterface {
+  validate(value: unknown): boolean {
+    return typeof value === 'string' && /^[1-9][0-9]{0,19}$/.test(value) && BigInt(value) <= U64_MAX;
+  }
+}
+
+/** JSON body of POST /api/v1/instructions (and the base of /swap); the same class validates and documents */
+export class InstructionsBodyDto {
+  @ApiProperty({ description: 'wallet that signs, pays the fees and owns the token accounts (base58 public key)', example: 'r21Gamwd9DtyjHeGywsneoQYR39C1VDwrw7tWxHAwh6' })
+  @Validate(PublicKeyConstraint)
+  userWallet!: string;
+
+  @ApiProperty({ description: 'input token mint (base58)', example: 'So11111111111111111111111111111111111111112' })
+  @Validate(PublicKeyConstraint)
+  inputMint!: string;
+
+  @ApiProperty({ description: 'output token mint (base58); must differ from inputMint', example: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v' })
+  @Validate(PublicKeyConstraint)
+  outputMint!: string;
+
+  @ApiProperty({ description: 'smallest units, a string holding a positive integer that fits in u64', example: '1000000000', pattern: '^[1-9][0-9]*$' })
+  @Validate(PositiveU64Constraint)
+  amount!: string;
+
+  @ApiProperty({ enum: ['ExactIn', 'ExactOut'] })
+  @IsIn(['ExactIn', 'ExactOut'])
+  swapMode!: 'ExactIn' | 'ExactOut';
+
+  @ApiPropertyOptional({ type: 'integer', minimum: 0, maximum: 10000, default: 50, description: 'slippage tolerance in basis points' })
+  @IsOptional()
+  @Transform(({ value }) => (value === undefined || value === null ? undefined : typeof value === 'number' ? value : typeof value === 'string' && /^\d{1,6}$/.test(value) ? Number(value) : NaN))
+  @IsInt()
+  @Min(0)
+  @Max(10000)
+  slippageBps?: number;
+}
+
+/** JSON body of POST /api/v1/swap */
+export class SwapBodyDto extends InstructionsBodyDto {
+  @ApiPropertyOptional({ type: 'boolean', default: false, description: 'true: no pre-flight simulation (faster, no validation); the response has no `simulation`' })
+  @IsOptional()
+  @IsBoolean()
+  skipSimulation?: boolean;
+}
+
+/** the order the errors are checked in: the first invalid field in it is reported */
+export const SWAP_BODY_ORDER = ['userWallet', 'inputMint', 'outputMint', 'amount', 'swapMode', 'slippageBps', 'skipSimulation'] as const;
+
+/** API error texts per field (API.md §7: the wallet's is `invalid user wallet`) */
+const FIELD_ERROR: Record<string, string> = { userWallet: 'invalid user wallet' };
+
+/** Validation of the swap / instructions bodies: the first invalid field (in SWAP_BODY_ORDER) → 400 `invalid <field>`. */
+export function createSwapBodyPipe(): ValidationPipe {
+  return new ValidationPipe({
+    transform: true,
+    whitelist: false,
+    forbidUnknownValues: false,
+    stopAtFirstError: true,
+    exceptionFactory: (errors: ValidationError[]) => {
+      const props = errors.map((e) => e.property);
+      const first = SWAP_BODY_ORDER.find((p) => props.includes(p)) ?? props[0] ?? 'parameters';
+      return new ApiError(HttpStatus.BAD_REQUEST, FIELD_ERROR[first] ?? `invalid ${first}`);
+    },
+  });
+}
+
+export class FaucetBodyDto {
+  @ApiProperty({ description: 'wallet to fund (base58)' })
+  @Validate(PublicKeyConstraint)
+  wallet!: string;
+
+  @ApiPropertyOptional({ description: 'token mint to fund; omitted or the wrapped-SOL mint: native SOL (lamports)' })
+  @IsOptional()
+  @Validate(PublicKeyConstraint)
+  mint?: string;
+
+  @ApiProperty({ description: 'smallest units (lamports for SOL)', example: '10000000000' })
+  @Validate(PositiveU64Constraint)
+  amount!: string;
+}
+
+export class SendBodyDto {
+  @ApiProperty({ description: 'a transaction from /swap, base64 (signatures are not verified by the sim chain)' })
+  transaction!: string;
+}

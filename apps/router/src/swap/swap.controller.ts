@@ -1,0 +1,113 @@
+import { Body, Controller, HttpCode, HttpStatus, Inject, Post } from '@nestjs/common';
+import { ApiBadRequestResponse, ApiInternalServerErrorResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { VersionedTransaction } from '@solana/web3.js';
+import { ApiError } from '../http/api-error';
+import { ErrorEnvelopeDto } from '../http/response.dto';
+import { CHAIN_GATEWAY, type ChainGateway, type SimulationResult } from '../chain/chain-gateway';
+import { SimChainGateway } from '../chain/sim.gateway';
+import { createSwapBodyPipe, FaucetBodyDto, InstructionsBodyDto, SendBodyDto, SwapBodyDto } from './swap-body.dto';
+import { SwapService } from './swap.service';
+import type { InstructionsResult, SwapResult } from './swap-result';
+
+const pipe = createSwapBodyPipe();
+const ERRORS =
+  'Errors (envelope {success:false, error}): invalid user wallet, invalid inputMint, invalid outputMint, invalid amount, invalid swapMode, ' +
+  'invalid slippageBps (400, first invalid field in that order); same mints (400); no pool found / no route found (404); insufficient liquidity (400)';
+
+@ApiTags('swap')
+@Controller('api/v1')
+export class SwapController {
+  constructor(private readonly swaps: SwapService) {}
+
+  @Post('swap')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Unsigned version-0 transaction for the best route',
+    description:
+      `${ERRORS}; simulation failed: <details> (500); failed to build transaction (500; "failed to build transaction: transaction too large: …" when the route does not fit 1232 bytes). ` +
+      'minAmountOut and maxAmountIn are always present: ExactIn → minAmountOut = slippage-adjusted minimum output, maxAmountIn = amountIn; ' +
+      'ExactOut → maxAmountIn = slippage-adjusted maximum input, minAmountOut = amountOut. `simulation` only when skipSimulation is false.',
+  })
+  @ApiOkResponse({ description: '{success:true, data: SwapResult}' })
+  @ApiBadRequestResponse({ type: ErrorEnvelopeDto })
+  @ApiNotFoundResponse({ type: ErrorEnvelopeDto })
+  @ApiInternalServerErrorResponse({ type: ErrorEnvelopeDto })
+  async swap(@Body(pipe) b: SwapBodyDto): Promise<{ success: true; data: SwapResult }> {
+    const data = await this.swaps.swap({
+      userWallet: b.userWallet,
+      inputMint: b.inputMint,
+      outputMint: b.outputMint,
+      amount: BigInt(b.amount),
+      swapMode: b.swapMode,
+      slippageBps: b.slippageBps ?? 50,
+      skipSimulation: b.skipSimulation ?? false,
+    });
+    return { success: true, data };
+  }
+
+  @Post('instructions')
+  @HttpCode(200)
+  @ApiOperation({
+    summary: 'Raw instructions for the best route',
+    description:
+      `${ERRORS}; failed to build instructions (500); missing pool data (500). RawInstruction.data is base64. ` +
+      'The list starts with ComputeBudget instructions (unit limit, and unit price when configured) that a composer may replace.',
+  })
+  @ApiOkResponse({ description: '{success:true, data: InstructionsResult}' })
+  @ApiBadRequestResponse({ type: ErrorEnvelopeDto })
+  @ApiNotFoundResponse({ type: ErrorEnvelopeDto })
+  @ApiInternalServerErrorResponse({ type: ErrorEnvelopeDto })
+  instructions(@Body(pipe) b: InstructionsBodyDto): { success: true; data: InstructionsResult } {
+    const data = this.swaps.instructions({
+      userWallet: b.userWallet,
+      inputMint: b.inputMint,
+      outputMint: b.outputMint,
+      amount: BigInt(b.amount),
+      swapMode: b.swapMode,
+      slippageBps: b.slippageBps ?? 50,
+    });
+    return { success: true, data };
+  }
+}
+
+const simPipe = createSwapBodyPipe();
+
+/** The sim chain's faucet and send (CHAIN_GATEWAY=sim only; 404 otherwise). */
+@ApiTags('sim')
+@Controller('api/v1/sim')
+export class SimChainController {
+  constructor(@Inject(CHAIN_GATEWAY) private readonly gateway: ChainGateway) {}
+
+  private sim(): SimChainGateway {
+    if (!(this.gateway instanceof SimChainGateway)) throw new ApiError(HttpStatus.NOT_FOUND, 'the sim chain is only available with CHAIN_GATEWAY=sim');
+    return this.gateway;
+  }
+
+  @Post('faucet')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Fund a wallet on the sim chain (like a devnet faucet): lamports, or tokens into its associated token account' })
+  faucet(@Body(simPipe) b: FaucetBodyDto): { success: true; data: { wallet: string; mint: string | null; account: string; balance: string } } {
+    const sim = this.sim();
+    try {
+      const r = sim.fund(b.wallet, b.mint ?? null, BigInt(b.amount));
+      return { success: true, data: { wallet: b.wallet, mint: b.mint ?? null, account: r.account, balance: r.balance.toString() } };
+    } catch (e) {
+      throw new ApiError(HttpStatus.BAD_REQUEST, (e as Error).message);
+    }
+  }
+
+  @Post('send')
+  @HttpCode(200)
+  @ApiOperation({ summary: 'Execute a /swap transaction on the sim chain and keep its effects (signatures are not checked)' })
+  send(@Body() b: SendBodyDto): { success: true; data: SimulationResult } {
+    const sim = this.sim();
+    let tx: VersionedTransaction;
+    try {
+      tx = VersionedTransaction.deserialize(Buffer.from(String(b?.transaction ?? ''), 'base64'));
+    } catch {
+      throw new ApiError(HttpStatus.BAD_REQUEST, 'invalid transaction');
+    }
+    const { success, error, insufficientFunds, slippageExceeded, computeUnitsConsumed, logs } = sim.execute(tx, true);
+    return { success: true, data: { success, error, insufficientFunds, slippageExceeded, computeUnitsConsumed, logs } };
+  }
+}
