@@ -1,0 +1,83 @@
+/**
+ * The rpc gateway against a local JSON-RPC HTTP server answering responses in the shape a
+ * Solana node returns (recorded from the JSON-RPC API: getLatestBlockhash, simulateTransaction).
+ */
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Keypair, TransactionMessage, VersionedTransaction } from '@solana/web3.js';
+import { PROGRAM_IDS } from '../../../../libs/solana/src/programs';
+import { setComputeUnitLimit } from '../../../../libs/solana/src/instructions/system-token';
+import { raydiumCpmmSwap } from '../../../../libs/solana/src/instructions/programs';
+import type { CpmmPoolState } from '../../../../libs/solana/src/raydium-cpmm';
+import { RpcChainGateway } from './rpc.gateway';
+import { ChainGatewayError } from './chain-gateway';
+
+const BLOCKHASH = 'EkSnNWid2cvwEVnVx9aBqawnmiCNiDgp3gUdkDPTKN1N';
+let answer: (method: string, params: unknown[]) => unknown;
+const seen: { method: string; auth: string | undefined; params: unknown[] }[] = [];
+let server: http.Server;
+let url: string;
+
+beforeAll(async () => {
+  server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      const r = JSON.parse(body);
+      seen.push({ method: r.method, auth: req.headers.authorization, params: r.params });
+      const result = answer(r.method, r.params);
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify(result instanceof Error ? { jsonrpc: '2.0', id: r.id, error: { code: -32005, message: result.message } } : { jsonrpc: '2.0', id: r.id, result }));
+    });
+  });
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => new Promise<void>((ok) => server.close(() => ok())));
+
+const wallet = Keypair.generate().publicKey;
+function tx(): VersionedTransaction {
+  const k = (): string => Keypair.generate().publicKey.toBase58();
+  const state = { ammConfig: k(), token0Vault: k(), token1Vault: k(), token0Mint: k(), token1Mint: k(), token0Program: PROGRAM_IDS.token, token1Program: PROGRAM_IDS.token, observationKey: k() } as CpmmPoolState;
+  const swap = raydiumCpmmSwap({ pool: k(), state, inputMint: state.token0Mint, mode: 'ExactIn', amount: 10n, threshold: 9n, user: { wallet: wallet.toBase58(), source: k(), destination: k() } });
+  const msg = new TransactionMessage({ payerKey: wallet, recentBlockhash: BLOCKHASH, instructions: [setComputeUnitLimit(100_000), swap] }).compileToV0Message();
+  return new VersionedTransaction(msg);
+}
+
+describe('RpcChainGateway', () => {
+  it('latest blockhash with its last valid block height; the key as a bearer header', async () => {
+    answer = (m) => (m === 'getLatestBlockhash' ? { context: { slot: 341197247, apiVersion: '2.1.13' }, value: { blockhash: BLOCKHASH, lastValidBlockHeight: 319475455 } } : null);
+    const g = new RpcChainGateway(url, 'secret');
+    expect(await g.latestBlockhash()).toEqual({ blockhash: BLOCKHASH, lastValidBlockHeight: 319475455 });
+    expect(seen.at(-1)).toMatchObject({ method: 'getLatestBlockhash', auth: 'Bearer secret' });
+  });
+
+  it('a passing simulation: units and logs; sent unsigned with sigVerify off', async () => {
+    answer = () => ({
+      context: { slot: 341197250 },
+      value: { err: null, accounts: null, logs: ['Program ComputeBudget111111111111111111111111111111 invoke [1]', 'Program ComputeBudget111111111111111111111111111111 success'], returnData: null, unitsConsumed: 41234 },
+    });
+    const r = await new RpcChainGateway(url, null).simulate(tx());
+    expect(r).toEqual({ success: true, error: '', insufficientFunds: false, slippageExceeded: false, computeUnitsConsumed: 41234, logs: expect.any(Array) });
+    expect(seen.at(-1)!.method).toBe('simulateTransaction');
+    expect(seen.at(-1)!.params[1]).toMatchObject({ sigVerify: false, encoding: 'base64' });
+  });
+
+  it('classifies a CPMM ExceededSlippage (6005) as slippage, a token error 1 and InsufficientFundsForFee as insufficient funds', async () => {
+    answer = () => ({ context: { slot: 1 }, value: { err: { InstructionError: [1, { Custom: 6005 }] }, logs: ['Program log: Error: ExceededSlippage'], unitsConsumed: 30000 } });
+    let r = await new RpcChainGateway(url, null).simulate(tx());
+    expect([r.success, r.slippageExceeded, r.insufficientFunds, r.error]).toEqual([false, true, false, '{"InstructionError":[1,{"Custom":6005}]}']);
+    answer = () => ({ context: { slot: 1 }, value: { err: 'InsufficientFundsForFee', logs: [], unitsConsumed: 0 } });
+    r = await new RpcChainGateway(url, null).simulate(tx());
+    expect([r.insufficientFunds, r.slippageExceeded]).toEqual([true, false]);
+    answer = () => ({ context: { slot: 1 }, value: { err: { InstructionError: [1, { Custom: 1 }] }, logs: ['Program log: Error: insufficient funds'], unitsConsumed: 9000 } });
+    r = await new RpcChainGateway(url, null).simulate(tx());
+    expect([r.insufficientFunds, r.slippageExceeded]).toEqual([true, false]);
+  });
+
+  it('an RPC error becomes a ChainGatewayError', async () => {
+    answer = () => new Error('Node is behind by 42 slots');
+    await expect(new RpcChainGateway(url, null).latestBlockhash()).rejects.toThrow(ChainGatewayError);
+    await expect(new RpcChainGateway(url, null).simulate(tx())).rejects.toThrow(/Node is behind/);
+  });
+});
