@@ -2,7 +2,7 @@
  * The ingestor's logic, free of Nest: runs a chain source and appends its account writes to the
  * `pool-updates` topic (key = account address, value = encodePoolUpdate).
  *
- *  - sim: a seeded SimMarket. An empty topic gets the genesis snapshot, then one step per
+ *  - sim: a seeded SimMarket over all six programs. An empty topic gets the genesis snapshot, then one step per
  *    SIM_SLOT_MS. A topic that already holds a market is resumed: the market is regenerated up
  *    to the log's last slot (no IO), the log's last-slot records are checked against the
  *    regenerated ones (a different seed / size / source refuses to start), a slot whose append
@@ -176,6 +176,7 @@ export class Ingestor {
       pools: this.opts.simPools,
       tokens: this.opts.simTokens,
       swapsPerSlot: this.opts.simSwapsPerSlot,
+      programs: 'all',
     });
   }
 

@@ -4,8 +4,9 @@ describe('loadConfig', () => {
   it('defaults to the embedded log, the sim source and port 8080', () => {
     const c = loadConfig({});
     expect(c).toMatchObject({ port: 8080, dataDir: './data', logDriver: 'embedded', ingestSource: 'sim', maxHops: 5 });
-    expect(c.simPools).toBeGreaterThanOrEqual(200);
-    expect(c.simTokens).toBeGreaterThanOrEqual(60);
+    // the simulated market: at least 1,000 pools over the six programs
+    expect(c.simPools).toBe(1000);
+    expect(c.simTokens).toBe(200);
   });
 
   it.each([

@@ -203,7 +203,7 @@ describe('SimMarket', () => {
       const touched = new Set<number>();
       for (const s of m.lastSwaps) {
         const cur = expected[s.pool];
-        const next = cpmmApplySwap(cur.state, m.feeTiers[m.pools[s.pool].tier].config, cur.vault0, cur.vault1, s.zeroForOne, s.mode, s.amount);
+        const next = cpmmApplySwap(cur.state, m.feeTiers[m.pools[s.pool].tier].config, cur.vault0, cur.vault1, s.aToB, s.mode, s.amount);
         expect(next.result).toEqual(s.result);
         expected[s.pool] = { state: { ...next.state, recentEpoch: BigInt(Math.floor(m.slot / 432000)) }, vault0: next.vault0, vault1: next.vault1 };
         touched.add(s.pool);

@@ -100,6 +100,11 @@ export interface SwapResult {
   nextProtocolFee: bigint;
   /** initialized ticks crossed, in order */
   crossedTicks: number[];
+  /**
+   * the input token's fee growth global (in-flight value) at each crossing, same order as
+   * crossedTicks: what the program's tick cross flips the tick's fee_growth_outside against
+   */
+  crossedFeeGrowth: bigint[];
   nextAdaptiveFeeVariables: AdaptiveFeeVariablesLike | null;
 }
 
@@ -407,6 +412,7 @@ export function whirlpoolSwap(pool: SwapPoolState, arrays: ReadonlyArray<SwapTic
   let feeGrowth = aToB ? pool.feeGrowthGlobalA : pool.feeGrowthGlobalB;
   let feeSum = 0n;
   const crossed: number[] = [];
+  const crossedFeeGrowth: bigint[] = [];
   const frm = new FeeRateManager(aToB, pool.tickCurrentIndex, p.timestamp, pool.feeRate, p.adaptiveFee);
 
   while (amountRemaining > 0n && limit !== currSqrtPrice) {
@@ -454,6 +460,7 @@ export function whirlpoolSwap(pool: SwapPoolState, arrays: ReadonlyArray<SwapTic
           if (next > U128_MAX) throw new WhirlpoolMathError('LiquidityOverflow');
           currLiquidity = next;
           crossed.push(nextTickIndex);
+          crossedFeeGrowth.push(feeGrowth);
         }
         const off = tickOffset(ta.startTickIndex, nextTickIndex, ts);
         currArrayIndex = (aToB && off === 0) || (!aToB && off === TICK_ARRAY_SIZE - 1) ? nextArrayIndex + 1 : nextArrayIndex;
@@ -482,6 +489,7 @@ export function whirlpoolSwap(pool: SwapPoolState, arrays: ReadonlyArray<SwapTic
     nextFeeGrowthGlobal: feeGrowth,
     nextProtocolFee: currProtocolFee,
     crossedTicks: crossed,
+    crossedFeeGrowth,
     nextAdaptiveFeeVariables: frm.nextVariables(),
   };
 }

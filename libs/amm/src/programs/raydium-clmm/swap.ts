@@ -70,6 +70,12 @@ export interface ClmmSwapPoolState {
   fundFeeRate: number;
   /** null when the pool's DynamicFeeInfo is all zero (dynamic fee disabled) */
   dynamicFeeInfo: ClmmDynamicFeeInfo | null;
+  /**
+   * Optional: the pool's fee growth global of the fee token (feeOnToken0 ? 0 : 1). When given,
+   * the result carries the fee growth after the swap and at each tick crossing (state
+   * transitions for the simulated market); quotes leave it out.
+   */
+  feeGrowthGlobalX64?: bigint;
 }
 
 export interface ClmmSwapParams {
@@ -111,6 +117,11 @@ export interface ClmmSwapResult {
   tickArraysUsed: number[];
   /** initialized ticks whose liquidity was crossed */
   ticksCrossed: number;
+  /**
+   * only when the pool state carried feeGrowthGlobalX64: the fee token's fee growth global after
+   * the swap, and the crossed ticks with the (in-flight) fee growth at their crossing
+   */
+  feeGrowth: { feeGrowthGlobalX64: bigint; crossings: { tick: number; feeGrowthGlobalX64: bigint }[] } | null;
   /** volatility state after the swap (dynamic-fee pools) */
   dynamicFee: { volatilityReference: number; volatilityAccumulator: number; tickSpacingIndexReference: number } | null;
 }
@@ -339,6 +350,9 @@ function swapWithReference(
   let loIn = 0n;
   let loOut = 0n;
   let ticksCrossed = 0;
+  const trackGrowth = pool.feeGrowthGlobalX64 !== undefined;
+  let feeGrowth = pool.feeGrowthGlobalX64 ?? 0n;
+  const crossings: { tick: number; feeGrowthGlobalX64: bigint }[] = [];
 
   let dyn: DynState | null = null;
   let tickSpacingIndex = 0;
@@ -377,8 +391,10 @@ function swapWithReference(
     fundFee += f;
     const rest = fee - p - f;
     if (rest < 0n) throw new ClmmMathError('CalculateOverflow', 'fee split underflows');
-    if (liquidity > 0n) lpFee += rest;
-    else protocolFee += rest;
+    if (liquidity > 0n) {
+      lpFee += rest;
+      if (trackGrowth) feeGrowth += (rest << 64n) / liquidity;
+    } else protocolFee += rest;
   };
 
   let guard = 0;
@@ -469,6 +485,7 @@ function swapWithReference(
         if (next.liquidityGross > 0n && !hasOrders) {
           liquidityNext = addDelta(liquidity, zeroForOne ? -next.liquidityNet : next.liquidityNet);
           ticksCrossed++;
+          if (trackGrowth) crossings.push({ tick: next.tick, feeGrowthGlobalX64: feeGrowth });
         }
         tick = (zeroForOne && !hasOrders) || (!zeroForOne && hasOrders) ? tickNext - 1 : tickNext;
       } else if (sqrtPrice !== step.sqrtPriceNextX64) {
@@ -514,6 +531,7 @@ function swapWithReference(
     filled: remaining === 0n,
     tickArraysUsed: used,
     ticksCrossed,
+    feeGrowth: trackGrowth ? { feeGrowthGlobalX64: feeGrowth, crossings } : null,
     dynamicFee: dyn
       ? {
           volatilityReference: Number(dyn.reference),
