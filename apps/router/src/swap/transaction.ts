@@ -30,7 +30,8 @@ export interface LookupTableSource {
  * bytes of header).
  */
 export class LookupTableIndex {
-  private readonly decoded = new Map<string, { data: Buffer; table: AddressLookupTableAccount }>();
+  private readonly decoded = new Map<string, { data: Buffer; table: AddressLookupTableAccount; set: Set<string> }>();
+  private readonly setOf = new WeakMap<AddressLookupTableAccount, Set<string>>();
 
   constructor(private readonly source: LookupTableSource) {}
 
@@ -59,7 +60,9 @@ export class LookupTableIndex {
                 addresses: st.addresses.map((a) => new PublicKey(a)),
               },
             }),
+            set: new Set(st.addresses),
           };
+          this.setOf.set(hit.table, hit.set);
           this.decoded.set(address, hit);
         } catch {
           continue;
@@ -78,7 +81,7 @@ export class LookupTableIndex {
     for (const ix of instructions) for (const k of ix.keys) if (!k.isSigner) wanted.add(k.pubkey.toBase58());
     wanted.delete(wallet);
     for (const p of programIds) wanted.delete(p);
-    const sets = tables.map((t) => new Set(t.state.addresses.map((a) => a.toBase58())));
+    const sets = tables.map((t) => this.setOf.get(t) ?? new Set(t.state.addresses.map((a) => a.toBase58())));
     const chosen: AddressLookupTableAccount[] = [];
     for (;;) {
       let best = -1;

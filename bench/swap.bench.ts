@@ -1,0 +1,94 @@
+/**
+ * Swap build latency: POST /api/v1/instructions and POST /api/v1/swap (skipSimulation true, and
+ * with the sim chain's simulation) through SwapService on a projection of the simulated market
+ * (240 pools, 64 tokens, lookup tables covering the pools), for a 1-hop and a 3-hop route.
+ * Service-level (no HTTP): route search + instruction building + v0 compilation (+ simulation).
+ */
+import { Keypair } from '@solana/web3.js';
+import { encodePoolUpdate } from '../libs/contracts/src/pool-update';
+import { loadConfig } from '../libs/config/src/config';
+import { findBestRoute } from '../libs/amm/src/routing/route-search';
+import { buildLookupTables } from '../libs/solana/src/address-lookup-table';
+import { cpmmAuthority } from '../libs/solana/src/raydium-cpmm';
+import { MINTS, PROGRAM_IDS } from '../libs/solana/src/programs';
+import { Projection } from '../apps/router/src/projection/projection';
+import type { ProjectionService } from '../apps/router/src/projection/projection.service';
+import { SimMarket } from '../apps/ingestor/src/sim/market';
+import { SimChainGateway } from '../apps/router/src/chain/sim.gateway';
+import { SwapService, type SwapParams } from '../apps/router/src/swap/swap.service';
+import { fmtMs, summarize, verdict, type BenchRow, type BenchSection } from './harness';
+
+const SAMPLES = 300;
+
+export async function bench(): Promise<BenchSection[]> {
+  const market = new SimMarket({ seed: 7, pools: 240, tokens: 64, swapsPerSlot: 8 });
+  const projection = new Projection();
+  let offset = 0;
+  const apply = (u: Parameters<typeof encodePoolUpdate>[0]): void => void projection.apply({ partition: 0, offset: offset++, value: encodePoolUpdate(u) });
+  market.genesis().forEach(apply);
+  const addrs: string[] = [PROGRAM_IDS.token, PROGRAM_IDS.system, PROGRAM_IDS.associatedToken, cpmmAuthority(), MINTS.SOL];
+  for (const p of market.pools) addrs.push(p.address, p.state.ammConfig, p.state.token0Vault, p.state.token1Vault, p.state.token0Mint, p.state.token1Mint, p.state.observationKey);
+  for (const t of buildLookupTables(Keypair.generate().publicKey.toBase58(), BigInt(market.slot), addrs)) apply({ slot: market.slot, address: t.address, owner: t.owner, lamports: 1n, data: t.data, source: 'bench' });
+  projection.drainChanged();
+
+  const config = loadConfig({});
+  const projections = { projection } as unknown as ProjectionService;
+  const gateway = new SimChainGateway(() => projection);
+  const service = new SwapService(projections, config, gateway);
+  const wallet = Keypair.generate().publicKey.toBase58();
+  gateway.fund(wallet, null, 10n ** 15n);
+
+  const mints = market.tokens.map((t) => t.mint);
+  const find = (hops: number): SwapParams => {
+    for (const a of mints)
+      for (const b of mints) {
+        if (a === b || a === MINTS.SOL || b === MINTS.SOL) continue;
+        const amount = 10n ** BigInt(Math.max(1, market.tokens.find((t) => t.mint === a)!.decimals - 1));
+        try {
+          const r = findBestRoute(projection, { inputMint: a, outputMint: b, amount, mode: 'ExactIn', maxHops: 5 });
+          if (new Set(r.hops.map((h) => h.inputMint)).size === hops) {
+            gateway.fund(wallet, a, amount * 10n);
+            return { userWallet: wallet, inputMint: a, outputMint: b, amount, swapMode: 'ExactIn', slippageBps: 50 };
+          }
+        } catch {
+          // next pair
+        }
+      }
+    throw new Error(`no ${hops}-hop route`);
+  };
+
+  const time = async (f: () => unknown): Promise<number[]> => {
+    for (let i = 0; i < 30; i++) await f();
+    const out: number[] = [];
+    for (let i = 0; i < SAMPLES; i++) {
+      const t0 = process.hrtime.bigint();
+      await f();
+      out.push(Number(process.hrtime.bigint() - t0) / 1e6);
+    }
+    return out;
+  };
+
+  const rows: BenchRow[] = [];
+  for (const hops of [1, 3]) {
+    const p = find(hops);
+    const search = summarize(await time(() => findBestRoute(projection, { inputMint: p.inputMint, outputMint: p.outputMint, amount: p.amount, mode: 'ExactIn', maxHops: 5 })));
+    rows.push({ metric: `route search alone (findBestRoute), ${hops}-hop route`, value: `p50 ${fmtMs(search.p50)}, p99 ${fmtMs(search.p99)}`, notes: `n=${search.n}; part of every row below` });
+    const ins = summarize(await time(() => service.instructions(p)));
+    const sw = summarize(await time(() => service.swap({ ...p, skipSimulation: true })));
+    const sim = summarize(await time(() => service.swap({ ...p, skipSimulation: false })));
+    const target = hops === 3 ? 'p99 ≤ 10 ms' : undefined;
+    rows.push(
+      { metric: `/instructions, ${hops}-hop route`, value: `p50 ${fmtMs(ins.p50)}, p99 ${fmtMs(ins.p99)}`, target, verdict: target ? verdict(ins.p99 <= 10) : '', notes: `n=${ins.n}` },
+      { metric: `/swap skipSimulation, ${hops}-hop route`, value: `p50 ${fmtMs(sw.p50)}, p99 ${fmtMs(sw.p99)}`, target, verdict: target ? verdict(sw.p99 <= 10) : '', notes: `n=${sw.n}` },
+      { metric: `/swap with sim-chain simulation, ${hops}-hop route`, value: `p50 ${fmtMs(sim.p50)}, p99 ${fmtMs(sim.p99)}`, notes: `n=${sim.n}` },
+    );
+  }
+  return [
+    {
+      title: 'swap',
+      description:
+        'SwapService build latency on a projection of the simulated market (240 pools, 64 tokens, lookup tables covering the pools): route search + instructions (+ v0 compilation with lookup tables, + sim-chain simulation). Service-level, no HTTP.',
+      rows,
+    },
+  ];
+}
