@@ -140,7 +140,7 @@ export class OrcaWhirlpoolSim implements SimProgram {
       }
       const arrayAddress = new Map<number, string>();
       for (const s of arrays.keys()) arrayAddress.set(s, pda(PROGRAM, ['tick_array', raw(address), String(s)])[0]);
-      const authority = rng.bytes(32);
+      const authority = new Uint8Array(rng.bytes(32));
       const whirlpool: Whirlpool = {
         whirlpoolsConfig: WHIRLPOOLS_CONFIG,
         whirlpoolBump: bump,
