@@ -1,0 +1,113 @@
+/**
+ * npm run replay -- <command> [options]   (reads the log named by LOG_DRIVER / DATA_DIR / KAFKA_*)
+ *
+ *   quote  --inputMint M --outputMint M --amount N --swapMode ExactIn|ExactOut [--slippageBps B]
+ *          [--at-slot S | --at-position P:O[,P:O]]
+ *          the quote the router would have served on the state at that point (default: the end)
+ *   state  [--at-slot S | --at-position P:O] [--pool ADDRESS]
+ *          projection summary at that point; with --pool, that pool's market entry and the raw
+ *          accounts (address, owner, slot, bytes as base64) it was built from
+ *   audit  [--id QUOTE_ID | --last N]
+ *          re-derive served quotes (topic quotes-served) on the state at their log position and
+ *          compare them with what was served; exit code 1 on any mismatch
+ *
+ * Output is JSON on stdout; errors go to stderr with exit code 2.
+ */
+import { loadConfig } from '../../../../libs/config/src/config';
+import { createLog } from '../../../../libs/log/src/create-log';
+import type { LogPort } from '../../../../libs/log/src/log.port';
+import { isPublicKey } from '../../../../libs/solana/src/base58';
+import { auditServedQuotes } from './audit';
+import { parsePosition, replayProjection, ReplayError, type ReplayPoint } from './replay';
+import { quoteOn } from './quote-on';
+
+type Args = Record<string, string>;
+
+function parseArgs(argv: string[]): { command: string; args: Args } {
+  const [command, ...rest] = argv;
+  const args: Args = {};
+  for (let i = 0; i < rest.length; i++) {
+    const a = rest[i];
+    if (!a.startsWith('--')) throw new ReplayError(`unexpected argument "${a}"`);
+    const value = rest[i + 1];
+    if (value === undefined || value.startsWith('--')) throw new ReplayError(`option ${a} needs a value`);
+    args[a.slice(2)] = value;
+    i++;
+  }
+  return { command: command ?? '', args };
+}
+
+function pointOf(args: Args): ReplayPoint {
+  if (args['at-slot'] !== undefined && args['at-position'] !== undefined) throw new ReplayError('give --at-slot or --at-position, not both');
+  if (args['at-slot'] !== undefined) {
+    if (!/^\d+$/.test(args['at-slot'])) throw new ReplayError('--at-slot must be a non-negative integer');
+    return { slot: Number(args['at-slot']) };
+  }
+  if (args['at-position'] !== undefined) return { position: parsePosition(args['at-position']) };
+  return 'end';
+}
+
+function need(args: Args, name: string): string {
+  const v = args[name];
+  if (v === undefined) throw new ReplayError(`missing --${name}`);
+  return v;
+}
+
+async function run(log: LogPort, command: string, args: Args, maxHops: number): Promise<number> {
+  switch (command) {
+    case 'quote': {
+      const r = await replayProjection(log, pointOf(args));
+      const result = quoteOn(r.projection, {
+        inputMint: need(args, 'inputMint'),
+        outputMint: need(args, 'outputMint'),
+        amount: need(args, 'amount'),
+        swapMode: need(args, 'swapMode'),
+        slippageBps: args.slippageBps,
+      }, maxHops);
+      console.log(JSON.stringify({ replayedTo: { position: r.position, slot: r.projection.slot, records: r.records }, ...result }, null, 2));
+      return 'error' in result ? 1 : 0;
+    }
+    case 'state': {
+      const r = await replayProjection(log, pointOf(args));
+      const p = r.projection;
+      const out: Record<string, unknown> = { replayedTo: { position: r.position, slot: p.slot, records: r.records }, stats: p.stats };
+      if (args.pool !== undefined) {
+        if (!isPublicKey(args.pool)) throw new ReplayError(`--pool ${args.pool} is not a base58 public key`);
+        const market = p.markets().find((m) => m.address === args.pool);
+        if (!market) throw new ReplayError(`no pool ${args.pool} in the log up to that point`);
+        const deps = p.dependenciesOf(args.pool);
+        out.market = market;
+        out.accounts = [args.pool, ...deps].map((address) => {
+          const a = p.account(address);
+          return a ? { address, owner: a.owner, slot: a.slot, data: a.data.toString('base64') } : { address, missing: true };
+        });
+      }
+      console.log(JSON.stringify(out, null, 2));
+      return 0;
+    }
+    case 'audit': {
+      const report = await auditServedQuotes(log, { id: args.id, last: args.last === undefined ? undefined : Number(args.last), maxHops });
+      console.log(JSON.stringify(report, null, 2));
+      return report.mismatched > 0 ? 1 : 0;
+    }
+    default:
+      throw new ReplayError(`unknown command "${command}": expected quote, state or audit`);
+  }
+}
+
+async function main(): Promise<void> {
+  let log: LogPort | undefined;
+  try {
+    const { command, args } = parseArgs(process.argv.slice(2));
+    const config = loadConfig();
+    log = createLog(config);
+    process.exitCode = await run(log, command, args, config.maxHops);
+  } catch (e) {
+    console.error(`replay: ${(e as Error).message}`);
+    process.exitCode = 2;
+  } finally {
+    await log?.close().catch(() => undefined);
+  }
+}
+
+void main();

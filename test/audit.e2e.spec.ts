@@ -1,0 +1,162 @@
+/**
+ * Replay and audit end to end: a router serves quotes over HTTP while the market moves on the
+ * log; every served quote lands on quotes-served; the audit rebuilds the projection at each
+ * quote's log position and recomputes it — every one matches, and a forged record does not.
+ * The replay CLI (npm run replay) is run as a separate process on the same data directory.
+ */
+import 'reflect-metadata';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { INestApplication } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { SimMarket } from '../apps/ingestor/src/sim/market';
+import { QuotesServedService } from '../apps/router/src/audit/quotes-served.service';
+import { configureHttpApp } from '../apps/router/src/http-app';
+import { ProjectionService } from '../apps/router/src/projection/projection.service';
+import { auditServedQuotes } from '../apps/router/src/replay/audit';
+import { RouterModule } from '../apps/router/src/router.module';
+import { loadConfig } from '../libs/config/src/config';
+import { APP_CONFIG } from '../libs/config/src/config.module';
+import { encodePoolUpdate, type PoolUpdate } from '../libs/contracts/src/pool-update';
+import { decodeQuoteServed, encodeQuoteServed } from '../libs/contracts/src/quotes-served';
+import { TOPICS } from '../libs/contracts/src/topics';
+import { EmbeddedLog } from '../libs/log/src/embedded/embedded-log';
+import { MINTS } from '../libs/solana/src/programs';
+
+const ROOT = path.resolve(__dirname, '..');
+jest.setTimeout(120_000);
+
+describe('replay and audit', () => {
+  let dir: string;
+  let log: EmbeddedLog;
+  let app: INestApplication;
+  let base: string;
+  let market: SimMarket;
+  const served: Array<{ id: string; data: any; params: Record<string, string> }> = [];
+
+  async function append(updates: PoolUpdate[]): Promise<void> {
+    await log.append(
+      TOPICS.poolUpdates,
+      updates.map((u) => ({ key: u.address, value: encodePoolUpdate(u) })),
+    );
+  }
+
+  async function waitForPosition(offset: string): Promise<void> {
+    const projections = app.get(ProjectionService);
+    for (let i = 0; i < 400 && projections.projection.positions['0'] !== offset; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(projections.projection.positions['0']).toBe(offset);
+  }
+
+  function cli(args: string[]): { status: number | null; out: any; stderr: string } {
+    const r = spawnSync(process.execPath, ['-r', path.join(ROOT, 'test/support/ts-register.js'), path.join(ROOT, 'apps/router/src/replay/cli.ts'), ...args], {
+      cwd: ROOT,
+      env: { ...process.env, DATA_DIR: dir, LOG_DRIVER: 'embedded' },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    let out: any = null;
+    try {
+      out = JSON.parse(r.stdout);
+    } catch {
+      out = r.stdout;
+    }
+    return { status: r.status, out, stderr: r.stderr };
+  }
+
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'audit-e2e-'));
+    market = new SimMarket({ seed: 33, pools: 60, tokens: 20, swapsPerSlot: 8 });
+    log = new EmbeddedLog({ dataDir: dir });
+    await log.ensureTopic(TOPICS.poolUpdates);
+    await append(market.genesis());
+    const config = { ...loadConfig({ DATA_DIR: dir, PORT: '0' }), port: 0 };
+    const moduleRef = await Test.createTestingModule({ imports: [RouterModule] }).overrideProvider(APP_CONFIG).useValue(config).compile();
+    app = moduleRef.createNestApplication({ logger: ['error'] });
+    configureHttpApp(app);
+    await app.listen(0, '127.0.0.1');
+    base = `http://127.0.0.1:${app.getHttpServer().address().port}`;
+    await app.get(ProjectionService).whenReady();
+
+    // serve quotes at several points of the log's history, moving the market in between
+    const requests: Array<Record<string, string>> = [
+      { inputMint: MINTS.SOL, outputMint: MINTS.USDC, amount: '3000000000', swapMode: 'ExactIn' },
+      { inputMint: MINTS.USDC, outputMint: MINTS.SOL, amount: '2000000000', swapMode: 'ExactOut', slippageBps: '30' },
+      { inputMint: MINTS.USDT, outputMint: market.tokens[7].mint, amount: '50000000', swapMode: 'ExactIn' },
+    ];
+    for (let round = 0; round < 4; round++) {
+      for (const params of requests) {
+        const res = await fetch(`${base}/api/v1/quote?${new URLSearchParams(params).toString()}`);
+        const body = (await res.json()) as any;
+        if (res.status === 200) served.push({ id: res.headers.get('x-quote-id')!, data: body.data, params });
+      }
+      for (let s = 0; s < 3; s++) await append(market.step());
+      await waitForPosition(String(BigInt((await log.endPositions(TOPICS.poolUpdates))['0']) - 1n));
+    }
+    await app.get(QuotesServedService).flush();
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    await log?.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('served quotes at different log positions', () => {
+    expect(served.length).toBeGreaterThanOrEqual(8);
+    expect(new Set(served.map((s) => s.data.logPosition['0'])).size).toBeGreaterThanOrEqual(4);
+  });
+
+  it('every served quote recomputes bit for bit at its log position', async () => {
+    const report = await auditServedQuotes(log);
+    expect(report.audited).toBe(served.length);
+    expect(report.mismatched).toBe(0);
+    expect(report.unreadable).toBe(0);
+    expect(report.matched).toBe(served.length);
+    expect(new Set(report.entries.map((e) => e.quoteId))).toEqual(new Set(served.map((s) => s.id)));
+  });
+
+  it('a quote that differs from what the log implies is reported with the differing fields', async () => {
+    const records = await log.read(TOPICS.quotesServed, 'beginning', 1000);
+    const original = decodeQuoteServed(records[1].value);
+    const forged = {
+      ...original,
+      quoteId: 'forged-1',
+      response: { ...original.response, amountOut: (BigInt(original.response.amountOut) + 1n).toString() },
+    };
+    await log.append(TOPICS.quotesServed, [{ key: forged.quoteId, value: encodeQuoteServed(forged) }]);
+    await log.append(TOPICS.quotesServed, [{ key: 'garbage', value: Buffer.from('{"v":1}') }]);
+    const report = await auditServedQuotes(log, { id: 'forged-1' });
+    expect(report.audited).toBe(1);
+    expect(report.entries[0].verdict).toBe('mismatch');
+    expect(report.entries[0].differences).toEqual([{ field: 'amountOut', served: forged.response.amountOut, recomputed: original.response.amountOut }]);
+    const all = await auditServedQuotes(log);
+    expect(all.mismatched).toBe(1);
+    expect(all.unreadable).toBe(1);
+    await expect(auditServedQuotes(log, { id: 'nope' })).rejects.toThrow(/no served quote with id nope/);
+  });
+
+  it('the replay CLI re-answers a served quote at its position and audits from another process', () => {
+    const s = served[served.length - 1];
+    const pos = `0:${s.data.logPosition['0']}`;
+    const q = cli(['quote', '--at-position', pos, ...Object.entries(s.params).flatMap(([k, v]) => [`--${k}`, v])]);
+    expect(q.stderr).toBe('');
+    expect(q.status).toBe(0);
+    expect(q.out.quote).toEqual(s.data);
+    expect(q.out.replayedTo.position).toEqual(s.data.logPosition);
+
+    const st = cli(['state', '--at-slot', String(s.data.contextSlot), '--pool', s.data.routes[0].poolAddress]);
+    expect(st.status).toBe(0);
+    expect(st.out.market.address).toBe(s.data.routes[0].poolAddress);
+    expect(st.out.accounts[0]).toMatchObject({ address: s.data.routes[0].poolAddress, data: expect.any(String) });
+
+    const audit = cli(['audit', '--last', '3']);
+    expect(audit.status).toBe(1); // the forged record is among the last three
+    expect(audit.out.mismatched).toBe(1);
+
+    const bad = cli(['quote', '--at-position', 'zz']);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/invalid log position/);
+  });
+});
