@@ -75,7 +75,7 @@ describe('Ingestor against the embedded log', () => {
     const a = open('a');
     const ing = await run(a, SIM);
     const recs = await readAll(a);
-    const market = new SimMarket({ seed: 7, pools: 30, tokens: 12, swapsPerSlot: 6, programs: 'all' });
+    const market = new SimMarket({ seed: 7, pools: 30, tokens: 12, swapsPerSlot: 6, programs: 'all', lookupTables: true });
     const expected = [...market.genesis()];
     for (let i = 0; i < 20; i++) expected.push(...market.step());
     expect(recs).toEqual(expected.map((u) => ({ key: u.address, value: encodePoolUpdate(u).toString() })));
@@ -101,7 +101,7 @@ describe('Ingestor against the embedded log', () => {
     const logger = new MemoryLogger();
     const ing = await run(again, SIM, logger);
     expect(await readAll(again)).toEqual(await readAll(straight));
-    expect(ing.stats().resumedFromSlot).toBe(new SimMarket({ seed: 7, pools: 30, tokens: 12, swapsPerSlot: 6, programs: 'all' }).startSlot + 8);
+    expect(ing.stats().resumedFromSlot).toBe(new SimMarket({ seed: 7, pools: 30, tokens: 12, swapsPerSlot: 6, programs: 'all', lookupTables: true }).startSlot + 8);
     expect(ing.stats().slots).toBe(12);
     expect(logger.lines.some((l) => /resumed at slot/.test(l))).toBe(true);
     // a third start with the same SIM_MAX_SLOTS has nothing left to do
@@ -134,7 +134,7 @@ describe('Ingestor against the embedded log', () => {
     const expected = await readAll(straight);
 
     const torn = open('torn');
-    const market = new SimMarket({ seed: 7, pools: 30, tokens: 12, swapsPerSlot: 6, programs: 'all' });
+    const market = new SimMarket({ seed: 7, pools: 30, tokens: 12, swapsPerSlot: 6, programs: 'all', lookupTables: true });
     const msgs = (us: ReturnType<SimMarket['step']>): LogMessage[] => us.map((u) => ({ key: u.address, value: encodePoolUpdate(u) }));
     await torn.append(TOPIC, msgs(market.genesis()));
     await torn.append(TOPIC, msgs(market.step()));
@@ -187,7 +187,7 @@ describe('Ingestor against the embedded log', () => {
   });
 
   it('replays a file: appends exactly the valid lines, logs and counts the malformed ones', async () => {
-    const market = new SimMarket({ seed: 3, pools: 20, tokens: 10, swapsPerSlot: 6, programs: 'all' });
+    const market = new SimMarket({ seed: 3, pools: 20, tokens: 10, swapsPerSlot: 6, programs: 'all', lookupTables: true });
     const updates = [...market.genesis(), ...market.step(), ...market.step()];
     const good = updates.map((u) => encodePoolUpdate(u).toString());
     const bad = ['{"v":1,"slot":', JSON.stringify({ ...JSON.parse(good[0]), v: 9 }), 'garbage'];
@@ -217,7 +217,7 @@ describe('Ingestor against the embedded log', () => {
   });
 
   it('replays at slot pace: one append per slot, SIM_SLOT_MS apart', async () => {
-    const market = new SimMarket({ seed: 4, pools: 12, tokens: 8, swapsPerSlot: 4, programs: 'all' });
+    const market = new SimMarket({ seed: 4, pools: 12, tokens: 8, swapsPerSlot: 4, programs: 'all', lookupTables: true });
     const file = path.join(root, 'paced.jsonl');
     const w = new RecordingWriter(file);
     await w.append(market.genesis());

@@ -177,6 +177,7 @@ export class Ingestor {
       tokens: this.opts.simTokens,
       swapsPerSlot: this.opts.simSwapsPerSlot,
       programs: 'all',
+      lookupTables: true,
     });
   }
 

@@ -22,6 +22,7 @@
  * updates, and `advance(n)` reaches the same state as n steps without building bytes.
  */
 import type { PoolUpdate } from '../../../../libs/contracts/src/pool-update';
+import { buildLookupTables } from '../../../../libs/solana/src/address-lookup-table';
 import { MINTS, PROGRAM_IDS } from '../../../../libs/solana/src/programs';
 import { EXTENSION_TYPE, encodeMint, type TokenExtension } from '../../../../libs/solana/src/spl-token';
 import { DEFAULT_START_SLOT, SimContext, U64_MAX, randomKey, raw, type SimToken, type SwapDraw } from './context';
@@ -52,6 +53,12 @@ export interface SimMarketOptions {
   startSlot?: number;
   /** programs with pools: a list, or 'all' (the six); default ['raydium-cpmm'] (the original market) */
   programs?: readonly SimProgramName[] | 'all';
+  /**
+   * also write address lookup tables covering every pool's accounts (grouped per pool) and the
+   * programs and mints a swap uses, as on chain, so swap transactions can be compressed;
+   * default false
+   */
+  lookupTables?: boolean;
 }
 
 export interface SimStats {
@@ -70,6 +77,14 @@ const LATENT_DRIFT = 0.0025;
 const TOKEN_2022_SHARE = 0.04;
 /** realistic decimals of SPL tokens, common ones repeated */
 const DECIMALS = [6, 6, 6, 9, 9, 9, 5, 8, 8, 4, 2, 0];
+
+/** authority of the simulated market's lookup tables (a fixed key: no private key exists) */
+export const SIM_LOOKUP_TABLE_AUTHORITY = 'SimLookupTab1eAuthority11111111111111111111';
+
+/** rent-exempt lamports of an account of `size` bytes (the runtime's formula) */
+function rentForTable(size: number): bigint {
+  return BigInt((128 + size) * 3480 * 2);
+}
 
 export class SimMarket {
   readonly startSlot: number;
@@ -93,6 +108,7 @@ export class SimMarket {
   private swapsApplied = 0;
   private swapsSkipped = 0;
   private readonly swapsByProgram: Partial<Record<SimProgramName, number>> = {};
+  private readonly lookupTables: boolean;
 
   constructor(opts: SimMarketOptions) {
     const { seed, pools, tokens, swapsPerSlot } = opts;
@@ -104,6 +120,7 @@ export class SimMarket {
     const names = resolvePrograms(opts.programs);
     this.ctx = new SimContext(this.startSlot);
     this.swapsPerSlot = swapsPerSlot;
+    this.lookupTables = opts.lookupTables ?? false;
     const all: Record<SimProgramName, SimProgram> = {
       'raydium-cpmm': this.cpmm,
       'orca-whirlpool': this.whirlpool,
@@ -184,8 +201,49 @@ export class SimMarket {
     const out: PoolUpdate[] = [];
     for (const p of this.programs) p.sharedAccounts(this.ctx, out);
     for (let i = 0; i < this.ctx.tokens.length; i++) out.push(this.mintUpdate(i));
-    for (const p of this.programs) for (let i = 0; i < p.pools.length; i++) p.poolAccounts(this.ctx, i, out);
+    const sharedEnd = out.length;
+    const poolSlices: Array<{ program: SimProgram; i: number; from: number; to: number }> = [];
+    for (const p of this.programs) {
+      for (let i = 0; i < p.pools.length; i++) {
+        const from = out.length;
+        p.poolAccounts(this.ctx, i, out);
+        poolSlices.push({ program: p, i, from, to: out.length });
+      }
+    }
+    if (this.lookupTables) {
+      const addrs: string[] = [PROGRAM_IDS.token, PROGRAM_IDS.token2022, PROGRAM_IDS.system, PROGRAM_IDS.associatedToken, MINTS.SOL, MINTS.USDC, MINTS.USDT];
+      for (let k = 0; k < sharedEnd; k++) if (!this.isMintIndex(k, out)) addrs.push(out[k].address, out[k].owner);
+      for (const { program, i, from, to } of poolSlices) {
+        for (let k = from; k < to; k++) addrs.push(out[k].address, out[k].owner);
+        const info = program.pools[i];
+        addrs.push(this.ctx.tokens[info.tokenA].mint, this.ctx.tokens[info.tokenB].mint);
+      }
+      out.push(...this.lookupTableUpdates(addrs));
+    }
     return out;
+  }
+
+  /** true when out[k] is one of the market's mint accounts (written between shared and pools) */
+  private isMintIndex(k: number, out: PoolUpdate[]): boolean {
+    return out[k].owner === PROGRAM_IDS.token || out[k].owner === PROGRAM_IDS.token2022;
+  }
+
+  /**
+   * Address lookup tables (static: created before genesis, never extended): first the programs
+   * and mints every swap may touch, then each pool's accounts, its mints and its program side by
+   * side, so a route needs few tables. The authority is a fixed key, not drawn from the seeded
+   * generator (tables do not change the market's draws).
+   */
+  private lookupTableUpdates(addrs: string[]): PoolUpdate[] {
+    const authority = SIM_LOOKUP_TABLE_AUTHORITY;
+    return buildLookupTables(authority, BigInt(this.startSlot - 1000), addrs).map((t) => ({
+      slot: this.ctx.slot,
+      address: t.address,
+      owner: t.owner,
+      lamports: rentForTable(t.data.length),
+      data: t.data,
+      source: 'sim',
+    }));
   }
 
   /** Advance one slot; returns the accounts the slot's swaps changed (per pool in first-touch order). */
