@@ -43,7 +43,9 @@ describe('findBestRoute', () => {
     const ad = new FakePool('ad', A, D, 1_000n, 1_000n, 0);
     const g = graphOf([ab, bc, cd, ad]);
     // 1000 → 1000*2e6/1001000 = 1998 → 1998*2e6/2001998 = 1996 → 1996*5e5/1001996 = 996; direct: 500
-    const r = findBestRoute(g, req({ outputMint: D, amount: 1000n }));
+    // the 3-hop path is two hops longer than the direct pool: beyond the default hopSlack (1)
+    expect(findBestRoute(g, req({ outputMint: D, amount: 1000n })).hops.map((h) => h.pool.address)).toEqual(['ad']);
+    const r = findBestRoute(g, req({ outputMint: D, amount: 1000n }), { hopSlack: 4 });
     expect(r.hops.map((h) => h.pool.address)).toEqual(['ab', 'bc', 'cd']);
     expect(r.hops.map((h) => h.amountOut)).toEqual([1998n, 1996n, 996n]);
     expect(r.hops.map((h) => [h.inputMint, h.outputMint])).toEqual([
@@ -53,7 +55,7 @@ describe('findBestRoute', () => {
     ]);
     expect(r.amountOut).toBe(996n);
     // with a hop limit of 2 only the direct pool remains
-    const r2 = findBestRoute(g, req({ outputMint: D, amount: 1000n, maxHops: 2 }));
+    const r2 = findBestRoute(g, req({ outputMint: D, amount: 1000n, maxHops: 2 }), { hopSlack: 4 });
     expect(r2.hops.map((h) => h.pool.address)).toEqual(['ad']);
     expect(r2.amountOut).toBe(500n);
   });
@@ -152,5 +154,104 @@ describe('findBestRoute', () => {
       ),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('split routes', () => {
+  const sum = (xs: bigint[]) => xs.reduce((a, b) => a + b, 0n);
+
+  it('two parallel constant-product pools at the same price: the split equals one pool with both reserves (closed form)', () => {
+    // same price and fee: marginal prices are equal when each pool gets input ∝ its depth, and the
+    // pair then behaves as one pool (x1 + x2, y1 + y2): out = k·a·(y1+y2) / (x1+x2 + k·a)
+    const p1 = new FakePool('p1', A, B, 1_000_000_000n, 2_000_000_000n, 30);
+    const p2 = new FakePool('p2', A, B, 3_000_000_000n, 6_000_000_000n, 30);
+    for (const amount of [10_000_000n, 100_000_000n, 1_000_000_000n, 4_000_000_000n]) {
+      const r = findBestRoute(graphOf([p1, p2]), req({ amount }));
+      const k = 1 - 0.003;
+      const closed = (k * Number(amount) * 8e9) / (4e9 + k * Number(amount));
+      // within 0.01 bp of the continuous optimum (integer rounding of two hops at most)
+      expect(Number(r.amountOut)).toBeLessThanOrEqual(closed);
+      expect(Number(r.amountOut)).toBeGreaterThan(closed * (1 - 1e-6));
+      // 3:1 by depth
+      const a2 = r.hops.find((h) => h.pool.address === 'p2')!.amountIn;
+      expect(Number(a2) / Number(amount)).toBeCloseTo(0.75, 2);
+      expect(sum(r.hops.map((h) => h.amountIn))).toBe(amount);
+      expect(sum(r.hops.map((h) => h.amountOut))).toBe(r.amountOut);
+      // exact: every hop is the pool's own integer quote
+      for (const h of r.hops) expect(h.pool.quoteExactIn(A, h.amountIn).amountOut).toBe(h.amountOut);
+    }
+  });
+
+  it('a split over two token paths: A→B→C and A→C, flows merge at the output', () => {
+    const ab = new FakePool('ab', A, B, 10n ** 12n, 10n ** 12n, 5);
+    const bc = new FakePool('bc', B, C, 10n ** 12n, 10n ** 12n, 5);
+    const ac = new FakePool('ac', A, C, 10n ** 12n, 10n ** 12n, 30);
+    const g = graphOf([ab, bc, ac]);
+    const r = findBestRoute(g, req({ outputMint: C, amount: 10n ** 11n }));
+    expect(new Set(r.hops.map((h) => h.pool.address))).toEqual(new Set(['ab', 'bc', 'ac']));
+    const single = findBestRoute(g, req({ outputMint: C, amount: 10n ** 11n }), { split: false });
+    expect(r.amountOut).toBeGreaterThan(single.amountOut);
+    // conservation: what reaches B leaves B
+    expect(r.hops.find((h) => h.pool.address === 'ab')!.amountOut).toBe(r.hops.find((h) => h.pool.address === 'bc')!.amountIn);
+    // ExactOut of that output asks at most the ExactIn input (plus rounding)
+    const back = findBestRoute(g, req({ outputMint: C, amount: r.amountOut, mode: 'ExactOut' }));
+    expect(back.amountOut).toBeGreaterThanOrEqual(r.amountOut);
+    expect(Number(back.amountIn)).toBeLessThan(Number(10n ** 11n) * (1 + 1e-6));
+  });
+
+  it('property: never worse than the best single path; ExactOut delivers at least the asked output; exact hop amounts', () => {
+    const tokens = [A, B, C, D, E];
+    const poolArb = fc.record({
+      a: fc.integer({ min: 0, max: 4 }),
+      b: fc.integer({ min: 0, max: 4 }),
+      ra: fc.bigInt({ min: 10n ** 6n, max: 10n ** 13n }),
+      rb: fc.bigInt({ min: 10n ** 6n, max: 10n ** 13n }),
+      fee: fc.integer({ min: 0, max: 100 }),
+    });
+    fc.assert(
+      fc.property(
+        fc.array(poolArb, { minLength: 2, maxLength: 10 }),
+        fc.bigInt({ min: 1n, max: 10n ** 12n }),
+        fc.constantFrom<'ExactIn' | 'ExactOut'>('ExactIn', 'ExactOut'),
+        (specs, amount, mode) => {
+          const valid = specs.filter((s) => s.a !== s.b);
+          if (valid.length === 0) return;
+          const pools = valid.map((s, i) => new FakePool(`p${i}`, tokens[s.a], tokens[s.b], s.ra, s.rb, s.fee));
+          const g = graphOf(pools);
+          const request = req({ inputMint: tokens[valid[0].a], outputMint: tokens[valid[0].b], amount, mode });
+          let single;
+          try {
+            single = findBestRoute(g, request, { split: false });
+          } catch (e) {
+            if (e instanceof InsufficientLiquidityError) return;
+            throw e;
+          }
+          const r = findBestRoute(g, request);
+          if (mode === 'ExactIn') {
+            expect(r.amountIn).toBe(amount);
+            expect(r.amountOut).toBeGreaterThanOrEqual(single.amountOut);
+          } else {
+            expect(r.amountOut).toBeGreaterThanOrEqual(amount);
+            expect(r.amountIn).toBeLessThanOrEqual(single.amountIn);
+          }
+          for (const h of r.hops) {
+            const q = h.pool.quoteExactIn(h.inputMint, h.amountIn);
+            expect(q.amountOut).toBeGreaterThanOrEqual(h.amountOut);
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('insufficient liquidity: an ExactOut beyond every pool together; a split fills what no single pool can', () => {
+    const p1 = new FakePool('p1', A, B, 1_000_000n, 1_000_000n, 30);
+    const p2 = new FakePool('p2', A, B, 1_000_000n, 1_000_000n, 30);
+    const g = graphOf([p1, p2]);
+    expect(() => findBestRoute(g, req({ amount: 2_000_000n, mode: 'ExactOut' }))).toThrow('insufficient liquidity');
+    expect(() => findBestRoute(g, req({ amount: 1_200_000n, mode: 'ExactOut' }), { split: false })).toThrow(InsufficientLiquidityError);
+    const r = findBestRoute(g, req({ amount: 1_200_000n, mode: 'ExactOut' }));
+    expect(r.amountOut).toBeGreaterThanOrEqual(1_200_000n);
+    expect(r.hops).toHaveLength(2);
   });
 });

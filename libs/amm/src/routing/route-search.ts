@@ -68,12 +68,18 @@ export interface RouteRequest {
 export interface RouteSearchOptions extends SplitOptions {
   /** partial paths kept per token per hop count (default 2) */
   candidatesPerToken?: number;
+  /** hops beyond the pair's shortest path that are explored (default 1) */
+  hopSlack?: number;
   /** complete candidate paths recomputed exactly (default 12) */
   exactEvaluations?: number;
   /** false: single paths only (default true: splits over pools and paths when they pay) */
   split?: boolean;
   /** increments of the greedy allocation at most (default 128; fewer for small trades) */
   maxSteps?: number;
+  /** partial paths kept per token per hop count by the extra candidate searches of large trades (default 6) */
+  splitCandidatesPerToken?: number;
+  /** path-exchange rounds after the greedy allocation (default 48; none for small trades) */
+  polishRounds?: number;
 }
 
 /** Route errors; `message` is the API's error text. */
@@ -279,13 +285,16 @@ function hopDistance(c: Compiled, start: string, target: string): number {
  */
 export function findCandidatePaths(graph: TokenGraph, req: RouteRequest, opts: RouteSearchOptions = {}): CandidatePath[] {
   const k = opts.candidatesPerToken ?? 2;
-  const maxHops = Math.max(1, Math.min(MAX_HOPS_LIMIT, Math.floor(req.maxHops)));
+  let maxHops = Math.max(1, Math.min(MAX_HOPS_LIMIT, Math.floor(req.maxHops)));
   const exactIn = req.mode === 'ExactIn';
   const c = compiled(graph);
   const start = c.id(exactIn ? req.inputMint : req.outputMint);
   const target = c.id(exactIn ? req.outputMint : req.inputMint);
   const dist = c.distancesTo(target);
   if (start >= dist.length || dist[start] > maxHops) return [];
+  // paths longer than the shortest by more than `hopSlack` hops pay more fees on more curves and
+  // are not explored (the search cost grows with the hub fan-out at every extra layer)
+  maxHops = Math.min(maxHops, dist[start] + (opts.hopSlack ?? 1));
   const mints = c.mints;
 
   const complete: Node[] = [];
@@ -511,7 +520,7 @@ export function findBestRoute(graph: TokenGraph, req: RouteRequest, opts: RouteS
     }
   }
 
-  if (opts.split !== false && candidates.length > 0) {
+  if (opts.split !== false) {
     const split = trySplit(c, candidates, req, best, opts);
     if (split !== null && (best === null || routeBetter(split, best))) best = split;
   }
@@ -526,21 +535,39 @@ function trySplit(c: Compiled, candidates: CandidatePath[], req: RouteRequest, s
   const impact = single === null ? 1 : pathImpact(single);
   if (impact < SPLIT_MIN_IMPACT) return null;
   const amount = Number(req.amount);
-  const g = buildFlowGraph(candidates, amount, req.mode, (a, b) => c.pairPools(c.id(a), c.id(b)), opts);
+  // paths that are poor for the whole amount can be good for a part of it: for large trades the
+  // candidates of a sixteenth (and a 256th) of the amount join
+  let all = candidates;
+  const wide = { ...opts, candidatesPerToken: opts.splitCandidatesPerToken ?? 6 };
+  for (const [minImpact, div] of [
+    [1e-3, 1n],
+    [1e-3, 16n],
+    [3e-2, 256n],
+  ] as const) {
+    if (impact < minImpact || req.amount / div === 0n) continue;
+    all = all.concat(findCandidatePaths(c.graph, { ...req, amount: req.amount / div }, wide));
+  }
+  const g = buildFlowGraph(all, amount, req.mode, (a, b) => c.pairPools(c.id(a), c.id(b)), opts);
   if (g === null) return null;
   // output lost to the allocation error e (a share of the amount) ≈ impact × e² / 2, with
-  // e ≈ 0.07 / steps: aim at a few thousandths of a bp
+  // e ≈ 0.07 / steps: aim at a few thousandths of a bp; then path exchanges polish
   const maxSteps = opts.maxSteps ?? 128;
   const steps = Math.max(8, Math.min(maxSteps, Math.ceil(0.07 * Math.sqrt(impact / 5e-7))));
-  if (!allocate(g, req.mode, amount, steps)) return null;
-  const minShare = opts.minShare ?? 0.005;
-  try {
-    const r = evaluateFlow(g, req.mode, req.amount, minShare);
-    if (r.hops.length === 0) return null;
-    if (req.mode === 'ExactOut' && r.amountOut < req.amount) return null;
-    return r;
-  } catch (e) {
-    if (!(e instanceof PoolQuoteError)) throw e;
-    return null;
+  if (!allocate(g, req.mode, amount, steps, impact > 1e-4 ? (opts.polishRounds ?? 48) : 0)) return null;
+  const minShare = opts.minShare ?? 0.002;
+  // small branches dropped first; when that overloads a pool (the exact math cannot fill its
+  // part), the allocation as it is
+  let best: Route | null = null;
+  for (const share of minShare > 0 ? [minShare, 0] : [0]) {
+    try {
+      const r = evaluateFlow(g, req.mode, req.amount, share);
+      if (r.hops.length === 0 || (req.mode === 'ExactOut' && r.amountOut < req.amount)) continue;
+      if (best === null || routeBetter(r, best)) best = r;
+      // dropping a branch under minShare costs less than a hundredth of a bp: no need to compare
+      break;
+    } catch (e) {
+      if (!(e instanceof PoolQuoteError)) throw e;
+    }
   }
+  return best;
 }

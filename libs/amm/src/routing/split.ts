@@ -22,13 +22,13 @@ import { PoolQuoteError, type Pool } from '../pool';
 import type { CandidatePath, Route, RouteHop, SwapMode } from './route-search';
 
 export interface SplitOptions {
-  /** distinct token paths taken into the flow graph (default 6) */
+  /** distinct token paths taken into the flow graph (default 10) */
   maxPaths?: number;
   /** pools kept per token pair (default 4) */
   parallelPools?: number;
-  /** edges of the flow graph at most (default 40) */
+  /** edges of the flow graph at most (default 64) */
   maxEdges?: number;
-  /** edges carrying less than this share of the amount are dropped (default 0.005) */
+  /** edges carrying less than this share of the amount are dropped (default 0.002) */
   minShare?: number;
 }
 
@@ -77,9 +77,9 @@ function hasCycle(n: number, pairs: Iterable<[number, number]>): boolean {
  * edges result (nothing to split).
  */
 export function buildFlowGraph(candidates: readonly CandidatePath[], amount: number, mode: SwapMode, pairPools: PairPools, opts: SplitOptions = {}): FlowGraph | null {
-  const maxPaths = opts.maxPaths ?? 6;
+  const maxPaths = opts.maxPaths ?? 10;
   const parallel = opts.parallelPools ?? 4;
-  const maxEdges = opts.maxEdges ?? 40;
+  const maxEdges = opts.maxEdges ?? 64;
   const ids = new Map<string, number>();
   const names: string[] = [];
   const id = (m: string): number => {
@@ -151,27 +151,47 @@ export function buildFlowGraph(candidates: readonly CandidatePath[], amount: num
   order.forEach((t, r) => (rank[t] = r));
   const mints = order.map((t) => names[t]);
 
+  // cross links: pairs of the graph's tokens that trade directly, oriented along the order
+  const tokenAmount = new Float64Array(n);
+  for (const p of pairs.values()) tokenAmount[rank[p.from]] = Math.max(tokenAmount[rank[p.from]], p.amount);
+  const linkPairs: { from: number; to: number; amount: number; pools: Set<Pool> }[] = [];
+  for (let i = 0; i < n; i++) {
+    for (let j = i + 1; j < n; j++) {
+      const a = order[i];
+      const b = order[j];
+      if (pairs.has(`${names[a]}>${names[b]}`)) continue;
+      if (pairPools(names[a], names[b]).length === 0) continue;
+      linkPairs.push({ from: a, to: b, amount: tokenAmount[i], pools: new Set() });
+    }
+  }
+
   // pools per pair: the candidates' own, then the best parallel ones at the pair's size
   const edges: FlowEdge[] = [];
   const pairList = [...pairs.values()].sort((a, b) => rank[a.from] - rank[b.from] || rank[a.to] - rank[b.to]);
   const perPair = Math.max(1, Math.min(parallel, Math.floor(maxEdges / pairList.length)));
-  for (const p of pairList) {
+  const addPools = (p: { from: number; to: number; amount: number; pools: Set<Pool> }, cap: number): void => {
     const fromMint = names[p.from];
-    const all = pairPools(fromMint, names[p.to]);
     const chosen = new Set<Pool>();
     // the candidates' own pools first (they carry the single-path answer)
-    for (const pool of p.pools) if (chosen.size < perPair) chosen.add(pool);
-    if (all.length > 0 && chosen.size < perPair) {
+    for (const pool of p.pools) if (chosen.size < cap) chosen.add(pool);
+    const all = pairPools(fromMint, names[p.to]);
+    if (all.length > 0 && chosen.size < cap) {
       const probe = p.amount > 0 ? p.amount : 1;
       const scored = all.filter((q) => !chosen.has(q)).map((q) => ({ q, out: q.approxOut(fromMint, probe) }));
       scored.sort((a, b) => b.out - a.out || (a.q.address < b.q.address ? -1 : 1));
-      for (const s of scored) {
-        if (chosen.size >= perPair || !(s.out > 0)) break;
-        chosen.add(s.q);
+      for (const sc of scored) {
+        if (chosen.size >= cap || !(sc.out > 0)) break;
+        chosen.add(sc.q);
       }
     }
     for (const pool of chosen) edges.push({ pool, from: rank[p.from], to: rank[p.to], x: 0, y: 0 });
+  };
+  for (const p of pairList) addPools(p, perPair);
+  for (const p of linkPairs) {
+    if (edges.length + 2 > maxEdges) break;
+    addPools(p, 2);
   }
+  edges.sort((a, b) => a.from - b.from || a.to - b.to);
   if (edges.length < 2) return null;
   const outs: number[][] = Array.from({ length: n }, () => []);
   const ins: number[][] = Array.from({ length: n }, () => []);
@@ -182,72 +202,197 @@ export function buildFlowGraph(candidates: readonly CandidatePath[], amount: num
   return { mints, edges, outs, ins };
 }
 
-/**
- * Greedy marginal equalisation (see the file comment): fills edge flows x (input) and y (output)
- * of `g`. Returns false when the graph cannot carry the amount (ExactOut beyond the depth).
- */
-export function allocate(g: FlowGraph, mode: SwapMode, amount: number, steps: number): boolean {
+/** scratch arrays of the DPs */
+interface Scratch {
+  best: Float64Array;
+  via: Int32Array;
+}
+
+/** ExactIn: the path that turns `a` more input into the most output; returns the output or 0 */
+function bestAddIn(g: FlowGraph, a: number, s: Scratch): number {
   const n = g.mints.length;
-  const T = n - 1;
+  const { best, via } = s;
+  best.fill(0);
+  via.fill(-1);
+  best[0] = a;
+  for (let t = 0; t < n - 1; t++) {
+    const b = best[t];
+    if (!(b > 0)) continue;
+    const from = g.mints[t];
+    for (const ei of g.outs[t]) {
+      const e = g.edges[ei];
+      const out = e.pool.approxOut(from, e.x + b);
+      // a pool pushed to the end of its liquidity cannot fill exactly: not a candidate
+      if (!(out < e.pool.reserve(g.mints[e.to]) * (1 - 1e-9))) continue;
+      const gain = out - e.y;
+      if (gain > best[e.to]) {
+        best[e.to] = gain;
+        via[e.to] = ei;
+      }
+    }
+  }
+  return best[n - 1] > 0 ? best[n - 1] : 0;
+}
+
+/** ExactIn: the used path where taking `a` input away loses the least output; returns the loss or Infinity */
+function bestRemoveIn(g: FlowGraph, a: number, s: Scratch): number {
+  const n = g.mints.length;
+  const { best, via } = s;
+  best.fill(Infinity);
+  via.fill(-1);
+  best[0] = a;
+  for (let t = 0; t < n - 1; t++) {
+    const b = best[t];
+    if (b === Infinity) continue;
+    const from = g.mints[t];
+    for (const ei of g.outs[t]) {
+      const e = g.edges[ei];
+      if (!(e.x > b)) continue;
+      const loss = e.y - e.pool.approxOut(from, e.x - b);
+      if (loss < best[e.to]) {
+        best[e.to] = loss;
+        via[e.to] = ei;
+      }
+    }
+  }
+  return best[n - 1];
+}
+
+/** ExactOut: the path that delivers `b` more output for the least input; returns the input or Infinity */
+function bestAddOut(g: FlowGraph, b: number, s: Scratch): number {
+  const n = g.mints.length;
+  const { best, via } = s;
+  best.fill(Infinity);
+  via.fill(-1);
+  best[n - 1] = b;
+  for (let h = n - 1; h > 0; h--) {
+    const need = best[h];
+    if (need === Infinity) continue;
+    for (const ei of g.ins[h]) {
+      const e = g.edges[ei];
+      const more = e.pool.approxIn(g.mints[e.from], e.y + need) - e.x;
+      if (more < best[e.from]) {
+        best[e.from] = more;
+        via[e.from] = ei;
+      }
+    }
+  }
+  return best[0];
+}
+
+/** ExactOut: the used path where delivering `b` less output saves the most input; returns the saving or -Infinity */
+function bestRemoveOut(g: FlowGraph, b: number, s: Scratch): number {
+  const n = g.mints.length;
+  const { best, via } = s;
+  best.fill(-Infinity);
+  via.fill(-1);
+  best[n - 1] = b;
+  for (let h = n - 1; h > 0; h--) {
+    const r = best[h];
+    if (r === -Infinity) continue;
+    for (const ei of g.ins[h]) {
+      const e = g.edges[ei];
+      if (!(e.y > r)) continue;
+      const saved = e.x - e.pool.approxIn(g.mints[e.from], e.y - r);
+      if (saved > best[e.from]) {
+        best[e.from] = saved;
+        via[e.from] = ei;
+      }
+    }
+  }
+  return best[0];
+}
+
+/** apply the path the last DP found: ExactIn walks back from the target, ExactOut forwards from the input */
+function applyIn(g: FlowGraph, s: Scratch, sign: 1 | -1, touched?: FlowEdge[]): void {
+  for (let t = g.mints.length - 1; t > 0; ) {
+    const e = g.edges[s.via[t]];
+    touched?.push(e);
+    e.x = Math.max(0, e.x + sign * s.best[e.from]);
+    e.y = e.x > 0 ? e.pool.approxOut(g.mints[e.from], e.x) : 0;
+    t = e.from;
+  }
+}
+
+function applyOut(g: FlowGraph, s: Scratch, sign: 1 | -1, touched?: FlowEdge[]): void {
+  const T = g.mints.length - 1;
+  for (let t = 0; t < T; ) {
+    const e = g.edges[s.via[t]];
+    touched?.push(e);
+    e.y = Math.max(0, e.y + sign * s.best[e.to]);
+    e.x = e.y > 0 ? e.pool.approxIn(g.mints[e.from], e.y) : 0;
+    t = e.to;
+  }
+}
+
+/** ExactIn: output at the target; ExactOut: input at the source */
+function objective(g: FlowGraph, mode: SwapMode): number {
+  let v = 0;
+  if (mode === 'ExactIn') for (const ei of g.ins[g.mints.length - 1]) v += g.edges[ei].y;
+  else for (const ei of g.outs[0]) v += g.edges[ei].x;
+  return v;
+}
+
+/**
+ * Greedy marginal equalisation (see the file comment), then `polish` rounds of path exchange: a
+ * slice is taken off the used path where it is worth least and put on the path where it is worth
+ * most, kept when the objective improves, the slice halved when not (undoing the greedy's
+ * overshoots). Fills edge flows x (input) and y (output) of `g`. Returns false when the graph
+ * cannot carry the amount (ExactOut beyond the depth).
+ */
+export function allocate(g: FlowGraph, mode: SwapMode, amount: number, steps: number, polish = 0): boolean {
+  const n = g.mints.length;
   for (const e of g.edges) e.x = e.y = 0;
-  const best = new Float64Array(n);
-  const via = new Int32Array(n);
+  const s: Scratch = { best: new Float64Array(n), via: new Int32Array(n) };
   // geometrically shrinking increments: the later small ones correct the earlier big ones
-  // (every increment is at most the sum of the ones after it), so the allocation error is the
-  // size of the last increments, about amount × 0.07 / steps
+  // (every increment is at most the sum of the ones after it)
   const r = Math.max(0.6, 1 - 5 / steps);
   const scale = (amount * (1 - r)) / (1 - r ** steps);
-  const size = (s: number): number => scale * r ** s;
-  if (mode === 'ExactIn') {
-    for (let s = 0; s < steps; s++) {
-      best.fill(0);
-      via.fill(-1);
-      best[0] = size(s);
-      for (let t = 0; t < T; t++) {
-        const a = best[t];
-        if (!(a > 0)) continue;
-        const from = g.mints[t];
-        for (const ei of g.outs[t]) {
-          const e = g.edges[ei];
-          const gain = e.pool.approxOut(from, e.x + a) - e.y;
-          if (gain > best[e.to]) {
-            best[e.to] = gain;
-            via[e.to] = ei;
-          }
-        }
+  const exactIn = mode === 'ExactIn';
+  for (let k = 0; k < steps; k++) {
+    const a = scale * r ** k;
+    if (exactIn) {
+      if (!(bestAddIn(g, a, s) > 0)) {
+        if (k === 0) return false;
+        break;
       }
-      if (!(best[T] > 0)) return s > 0;
-      for (let t = T; t > 0; ) {
-        const e = g.edges[via[t]];
-        e.x += best[e.from];
-        e.y = e.pool.approxOut(g.mints[e.from], e.x);
-        t = e.from;
-      }
+      applyIn(g, s, 1);
+    } else {
+      if (!(bestAddOut(g, a, s) < Infinity)) return false;
+      applyOut(g, s, 1);
     }
-    return true;
   }
-  for (let s = 0; s < steps; s++) {
-    best.fill(Infinity);
-    via.fill(-1);
-    best[T] = size(s);
-    for (let h = T; h > 0; h--) {
-      const b = best[h];
-      if (b === Infinity) continue;
-      for (const ei of g.ins[h]) {
-        const e = g.edges[ei];
-        const need = e.pool.approxIn(g.mints[e.from], e.y + b) - e.x;
-        if (need < best[e.from]) {
-          best[e.from] = need;
-          via[e.from] = ei;
-        }
+  let slice = scale * r ** Math.max(0, steps - 6);
+  const floor = amount * 1e-7;
+  let cur = objective(g, mode);
+  const touched: FlowEdge[] = [];
+  for (let round = 0; round < polish && slice > floor; round++) {
+    touched.length = 0;
+    const saved = g.edges.map((e) => [e.x, e.y]);
+    if (exactIn) {
+      if (bestRemoveIn(g, slice, s) === Infinity) {
+        slice /= 2;
+        continue;
       }
+      applyIn(g, s, -1, touched);
+      if (bestAddIn(g, slice, s) > 0) applyIn(g, s, 1, touched);
+    } else {
+      if (bestRemoveOut(g, slice, s) === -Infinity) {
+        slice /= 2;
+        continue;
+      }
+      applyOut(g, s, -1, touched);
+      if (bestAddOut(g, slice, s) < Infinity) applyOut(g, s, 1, touched);
     }
-    if (!(best[0] < Infinity)) return false;
-    for (let t = 0; t < T; ) {
-      const e = g.edges[via[t]];
-      e.y += best[e.to];
-      e.x = e.pool.approxIn(g.mints[e.from], e.y);
-      t = e.to;
+    const next = objective(g, mode);
+    const better = exactIn ? next > cur * (1 + 1e-13) : next < cur * (1 - 1e-13);
+    if (better) cur = next;
+    else {
+      g.edges.forEach((e, i) => {
+        e.x = saved[i][0];
+        e.y = saved[i][1];
+      });
+      slice /= 2;
     }
   }
   return true;
@@ -320,7 +465,7 @@ function divide(total: bigint, fr: number[]): bigint[] {
  * The exact route of the float allocation in `g` (see the file comment). Throws PoolQuoteError
  * when an edge cannot be quoted for its part.
  */
-export function evaluateFlow(g: FlowGraph, mode: SwapMode, amount: bigint, minShare = 0.005): Route {
+export function evaluateFlow(g: FlowGraph, mode: SwapMode, amount: bigint, minShare = 0.002): Route {
   const n = g.mints.length;
   const frac = fractions(g, mode, minShare);
   const hopOf: (RouteHop | null)[] = new Array(g.edges.length).fill(null);

@@ -1,0 +1,65 @@
+import { ContractError } from './errors';
+import { QUOTES_SERVED_VERSION, decodeQuoteServed, encodeQuoteServed, type QuoteServed } from './quotes-served';
+
+const SOL = 'So11111111111111111111111111111111111111112';
+const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
+const POOL = '1dyibediRR79xeqjLExcVeBjK5cMtuC4tCD5eEPEoXX';
+
+const record: QuoteServed = {
+  quoteId: '3f1c2a9e-0b1d-4c6e-9a51-2f7d8e9a0b1c',
+  servedAt: 1_790_000_000_000,
+  request: { inputMint: SOL, outputMint: USDC, amount: '1000000000', swapMode: 'ExactIn', slippageBps: 50 },
+  response: {
+    inputMint: SOL,
+    outputMint: USDC,
+    amountIn: '1000000000',
+    amountOut: '155214127',
+    priceImpactBps: 3,
+    priceImpactPercent: '0.03',
+    priceImpactSeverity: 'none',
+    priceImpactWarning: '',
+    feeBps: 25,
+    routes: [{ poolAddress: POOL, poolType: 'Raydium CPMM', percent: 100, inputMint: SOL, outputMint: USDC }],
+    routePath: [SOL, USDC],
+    hopCount: 1,
+    otherAmountThreshold: '154438056',
+    contextSlot: 350000012,
+    logPosition: { '0': '1072' },
+  },
+  slot: 350000012,
+  logPosition: { '0': '1072' },
+};
+
+const wire = (over: Record<string, unknown>) => Buffer.from(JSON.stringify({ ...JSON.parse(encodeQuoteServed(record).toString()), ...over }));
+
+describe('quotes-served contract', () => {
+  it('round-trips, versioned', () => {
+    const buf = encodeQuoteServed(record);
+    expect(JSON.parse(buf.toString()).v).toBe(QUOTES_SERVED_VERSION);
+    expect(decodeQuoteServed(buf)).toEqual(record);
+    expect(decodeQuoteServed(buf.toString())).toEqual(record);
+  });
+
+  it('rejects an unknown or missing version loudly', () => {
+    expect(() => decodeQuoteServed(wire({ v: 2 }))).toThrow(/unsupported schema version 2/);
+    const { v: _v, ...noV } = JSON.parse(encodeQuoteServed(record).toString());
+    expect(() => decodeQuoteServed(Buffer.from(JSON.stringify(noV)))).toThrow(/missing schema version/);
+  });
+
+  it.each([
+    ['not JSON', Buffer.from('{nope')],
+    ['bad quote id', wire({ quoteId: 'a b' })],
+    ['bad mint', wire({ request: { ...record.request, inputMint: 'xyz' } })],
+    ['bad amount', wire({ request: { ...record.request, amount: '0' } })],
+    ['bad swapMode', wire({ request: { ...record.request, swapMode: 'exactin' } })],
+    ['bad slippage', wire({ request: { ...record.request, slippageBps: 10_001 } })],
+    ['no routes', wire({ response: { ...record.response, routes: [] } })],
+    ['bad percent', wire({ response: { ...record.response, routes: [{ ...record.response.routes[0], percent: 101 }] } })],
+    ['bad severity', wire({ response: { ...record.response, priceImpactSeverity: 'huge' } })],
+    ['bad position', wire({ logPosition: { '0': 12 } })],
+    ['slot differs', wire({ slot: 1 })],
+    ['mints differ', wire({ request: { ...record.request, outputMint: SOL } })],
+  ])('rejects a malformed record: %s', (_name, buf) => {
+    expect(() => decodeQuoteServed(buf)).toThrow(ContractError);
+  });
+});
