@@ -177,7 +177,8 @@ export function searchMinInput(out: (input: bigint) => bigint | null, want: bigi
     const o = out(x);
     return o !== null && o >= want;
   };
-  let hi = start < 1n ? 1n : start;
+  // the estimate may lie beyond u64 (an amount the program cannot take): start the search within range
+  let hi = start < 1n ? 1n : start > U64_MAX ? U64_MAX : start;
   let step = 1n;
   while (!ok(hi)) {
     if (hi >= U64_MAX) throw new PoolQuoteError('insufficient-liquidity', `no input fills ${want}`);
