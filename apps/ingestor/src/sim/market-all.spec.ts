@@ -4,6 +4,7 @@
  * Projection (except the deliberately complete pump.fun curves) and quotes, prices are consistent
  * with the latent prices (no arbitrage loops), and the run is deterministic.
  */
+import { decodeSerumMarketAccounts } from '../../../../libs/solana/src/instructions/programs';
 import { findBestRoute } from '../../../../libs/amm/src/routing/route-search';
 import { PoolQuoteError } from '../../../../libs/amm/src/pool';
 import { encodePoolUpdate, type PoolUpdate } from '../../../../libs/contracts/src/pool-update';
@@ -33,6 +34,9 @@ import { SimMarket, SIM_PROGRAMS, type SimMarketOptions } from './market';
 const DEFAULT: SimMarketOptions = { seed: 1, pools: 1000, tokens: 200, swapsPerSlot: 8, programs: 'all' };
 
 /** decode any account the sim writes with the libs/solana decoder of its owner and type */
+/** the OpenBook (Serum v3) DEX program AMM v4 pools' markets belong to */
+const OPENBOOK_PROGRAM_ID = 'srmqPvymJeFKQ4zGQed1GFppgkRHL9kaELCbyksJtPX';
+
 function decodeAny(u: PoolUpdate): { kind: string; value: unknown } {
   const d = u.data!;
   switch (u.owner) {
@@ -73,6 +77,8 @@ function decodeAny(u: PoolUpdate): { kind: string; value: unknown } {
     }
     case PUMP_FEES_PROGRAM_ID:
       return { kind: 'pump:FeeConfig', value: decodePumpFeeConfig(d, u.owner, u.address) };
+    case OPENBOOK_PROGRAM_ID:
+      return { kind: 'openbook:Market', value: decodeSerumMarketAccounts(u.address, u.owner, d) };
   }
   throw new Error(`account ${u.address} of ${u.owner} is of no known type`);
 }

@@ -217,6 +217,7 @@ export class SimMarket {
         for (let k = from; k < to; k++) addrs.push(out[k].address, out[k].owner);
         const info = program.pools[i];
         addrs.push(this.ctx.tokens[info.tokenA].mint, this.ctx.tokens[info.tokenB].mint);
+        if (program.lookupExtras) addrs.push(...program.lookupExtras(i));
       }
       out.push(...this.lookupTableUpdates(addrs));
     }

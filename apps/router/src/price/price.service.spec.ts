@@ -158,12 +158,12 @@ describe('PriceService', () => {
     };
     const service = new PriceService(fake as unknown as ProjectionService, loadConfig({}), () => 5_000);
     service.attach();
-    listener!(new Set(['p1']), 9);
+    listener!(new Set(['p1']), 9, 0);
     expect(service.price(JUP)).toEqual({ mint: JUP, price: 0, slot: 0, updatedAt: 0 });
     expect([...service.oracle.pendingDecimals()]).toEqual([JUP]);
     decimals.set(JUP, 6);
     decimals.set(MINTS.SOL, 9);
-    listener!(new Set(['p2']), 10); // another pool changes; JUP's mint account arrived meanwhile
+    listener!(new Set(['p2']), 10, 0); // another pool changes; JUP's mint account arrived meanwhile
     expect(service.price(JUP)).toEqual({ mint: JUP, price: 0.25, slot: 9, updatedAt: 5 });
     expect(service.price(MINTS.SOL)).toEqual({ mint: MINTS.SOL, price: 150, slot: 10, updatedAt: 5 });
     expect(service.stats.pendingDecimals).toBe(0);

@@ -270,7 +270,7 @@ export function buildSwap(req: SwapBuildRequest, src: AccountSource): BuiltSwap 
   if (inputMint === MINTS.SOL) {
     let wrap = 0n;
     edges.forEach((e, i) => {
-      if (e.inputMint === MINTS.SOL && !nativeSolHop(e.pool)) wrap += mode === 'ExactIn' ? e.amountIn : bounds.get(i)!;
+      if (e.inputMint === MINTS.SOL && !nativeSolHop(e.pool)) wrap += mode === 'ExactIn' ? e.amountGiven : bounds.get(i)!;
     });
     if (wrap > 0n) {
       ctx.ixs.push(systemTransfer(wallet, wsolAta, wrap), syncNative(wsolAta));
@@ -285,7 +285,8 @@ export function buildSwap(req: SwapBuildRequest, src: AccountSource): BuiltSwap 
     let amount: bigint;
     let bound: bigint;
     if (mode === 'ExactIn') {
-      amount = e.amountIn;
+      // the amount the quote was computed for (a budget-style buy may spend a unit less)
+      amount = e.amountGiven;
       bound = bounds.get(i) ?? e.amountOut;
     } else {
       amount = e.amountOut;
@@ -295,7 +296,7 @@ export function buildSwap(req: SwapBuildRequest, src: AccountSource): BuiltSwap 
     if (e.inputMint === MINTS.SOL && e.inputMint !== inputMint) {
       const native = nativeSolHop(e.pool);
       if (!native && solNativeProduced) {
-        ctx.ixs.push(systemTransfer(wallet, wsolAta, e.amountIn), syncNative(wsolAta));
+        ctx.ixs.push(systemTransfer(wallet, wsolAta, e.amountGiven), syncNative(wsolAta));
         ctx.units += COMPUTE_UNITS.wrap;
       } else if (native && solWrappedProduced) {
         // closing the wrapped-SOL account makes its lamports (the previous hops' output) spendable

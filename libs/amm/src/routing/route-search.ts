@@ -34,6 +34,12 @@ export interface RouteHop {
   pool: Pool;
   inputMint: string;
   outputMint: string;
+  /**
+   * the input handed to the pool: ExactIn, the amount the quote was asked for (what the swap
+   * instruction must carry); it can exceed `amountIn` when the program keeps part of a budget
+   * back (pump.fun / PumpSwap buys with an input budget). ExactOut: equal to `amountIn`.
+   */
+  amountGiven: bigint;
   amountIn: bigint;
   amountOut: bigint;
   feeAmount: bigint;
@@ -426,9 +432,11 @@ export function findCandidatePaths(graph: TokenGraph, req: RouteRequest, opts: R
 export function evaluatePath(path: Pick<CandidatePath, 'pools' | 'mints'>, mode: SwapMode, amount: bigint): Route {
   const n = path.pools.length;
   const quotes: HopQuote[] = new Array(n);
+  const given: bigint[] = new Array(n);
   if (mode === 'ExactIn') {
     let a = amount;
     for (let i = 0; i < n; i++) {
+      given[i] = a;
       const q = path.pools[i].quoteExactIn(path.mints[i], a);
       if (q.amountOut <= 0n) throw new PoolQuoteError('zero-output', `hop ${i + 1} returns nothing`);
       quotes[i] = q;
@@ -446,6 +454,7 @@ export function evaluatePath(path: Pick<CandidatePath, 'pools' | 'mints'>, mode:
     pool: path.pools[i],
     inputMint: path.mints[i],
     outputMint: path.mints[i + 1],
+    amountGiven: mode === 'ExactIn' ? given[i] : q.amountIn,
     amountIn: q.amountIn,
     amountOut: q.amountOut,
     feeAmount: q.feeAmount,

@@ -486,11 +486,22 @@ export function evaluateFlow(g: FlowGraph, mode: SwapMode, amount: bigint, minSh
         const q = e.pool.quoteExactIn(g.mints[t], parts[i]);
         if (q.amountOut <= 0n) throw new PoolQuoteError('zero-output', `split: pool ${e.pool.address} returns nothing`);
         held[e.to] += q.amountOut;
-        hopOf[ei] = { pool: e.pool, inputMint: g.mints[t], outputMint: g.mints[e.to], amountIn: q.amountIn, amountOut: q.amountOut, feeAmount: q.feeAmount };
+        hopOf[ei] = {
+          pool: e.pool,
+          inputMint: g.mints[t],
+          outputMint: g.mints[e.to],
+          amountGiven: parts[i],
+          amountIn: q.amountIn,
+          amountOut: q.amountOut,
+          feeAmount: q.feeAmount,
+        };
       });
     }
     const hops = hopOf.filter((h): h is RouteHop => h !== null);
-    return { mode, inputMint: g.mints[0], outputMint: g.mints[n - 1], amountIn: amount, amountOut: held[n - 1], hops };
+    // what the user pays: the inputs the first hops take (a budget-style hop may keep a unit back)
+    let spent = 0n;
+    for (const h of hops) if (h.inputMint === g.mints[0]) spent += h.amountIn;
+    return { mode, inputMint: g.mints[0], outputMint: g.mints[n - 1], amountIn: spent, amountOut: held[n - 1], hops };
   }
   const need: bigint[] = new Array(n).fill(0n);
   need[n - 1] = amount;
@@ -509,7 +520,15 @@ export function evaluateFlow(g: FlowGraph, mode: SwapMode, amount: bigint, minSh
       const q = e.pool.quoteExactOut(g.mints[e.from], parts[i]);
       need[e.from] += q.amountIn;
       if (h === n - 1) delivered += q.amountOut;
-      hopOf[ei] = { pool: e.pool, inputMint: g.mints[e.from], outputMint: g.mints[h], amountIn: q.amountIn, amountOut: q.amountOut, feeAmount: q.feeAmount };
+      hopOf[ei] = {
+        pool: e.pool,
+        inputMint: g.mints[e.from],
+        outputMint: g.mints[h],
+        amountGiven: q.amountIn,
+        amountIn: q.amountIn,
+        amountOut: q.amountOut,
+        feeAmount: q.feeAmount,
+      };
     });
   }
   const hops = hopOf.filter((h): h is RouteHop => h !== null);

@@ -73,6 +73,8 @@ export interface SimProgram {
   changedAccounts(ctx: SimContext, i: number, out: PoolUpdate[]): void;
   /** drop what pool i's swaps changed without writing it (a replayed slot) */
   forget(i: number): void;
+  /** addresses a swap through pool i lists besides its accounts (for the lookup tables) */
+  lookupExtras?(i: number): string[];
   /** add what the pools hold of each token (for mint supplies) */
   holdings(held: bigint[]): void;
 }

@@ -11,6 +11,10 @@ import { PoolQuoteError } from '../../../../../libs/amm/src/pool';
 import { ammV4ApplySwap, ammV4Reserves, type AmmV4SwapResult } from '../../../../../libs/amm/src/programs/raydium-amm-v4/math';
 import { PROGRAM_IDS } from '../../../../../libs/solana/src/programs';
 import { AMM_V4_STATUS, ammV4Authority, encodeAmmV4Info, type AmmV4Info } from '../../../../../libs/solana/src/raydium-amm-v4';
+import { createHash } from 'node:crypto';
+import { PublicKey } from '@solana/web3.js';
+import { base58Encode } from '../../../../../libs/solana/src/base58';
+import { encodeSerumMarket, serumVaultSignerNonce } from '../../../../../libs/solana/src/serum-market';
 import { buyA, cpGap, randomKey, sized, towards, type SimContext, type SimVault, type SwapDraw } from '../context';
 import type { Prng } from '../prng';
 import type { PlannedPool, SimPoolInfo, SimProgram, SimSwap } from './program';
@@ -35,6 +39,11 @@ function isqrt(n: bigint): bigint {
   while (x * x > n) x--;
   while ((x + 1n) * (x + 1n) <= n) x++;
   return x;
+}
+
+/** a key of the simulated market's order-book side, derived from the market address */
+function marketKey(market: string, label: string): string {
+  return base58Encode(createHash('sha256').update(`${market}/${label}`).digest());
 }
 
 export class RaydiumAmmV4Sim implements SimProgram {
@@ -139,14 +148,40 @@ export class RaydiumAmmV4Sim implements SimProgram {
   }
 
   poolAccounts(ctx: SimContext, i: number, out: PoolUpdate[]): void {
+    this.changedAccounts(ctx, i, out);
+    out.push(ctx.record(this.ammPools[i].info.market, OPENBOOK, this.marketData(i)));
+  }
+
+  changedAccounts(ctx: SimContext, i: number, out: PoolUpdate[]): void {
     const p = this.ammPools[i];
     out.push(ctx.vaultRecord(p.coin));
     out.push(ctx.vaultRecord(p.pc));
     out.push(ctx.record(p.address, PROGRAM, encodeAmmV4Info(p.info)));
   }
 
-  changedAccounts(ctx: SimContext, i: number, out: PoolUpdate[]): void {
-    this.poolAccounts(ctx, i, out);
+  /**
+   * The pool's OpenBook market account (never changes: the book is switched off). Its queue,
+   * book and vault keys are derived from the market address (not drawn from the generator, so
+   * the market's draws stay as they were); the vault-signer nonce is searched as the DEX does.
+   */
+  private marketData(i: number): Buffer {
+    const p = this.ammPools[i];
+    const derive = (label: string): string => marketKey(p.info.market, label);
+    return encodeSerumMarket({
+      address: p.info.market,
+      vaultSignerNonce: serumVaultSignerNonce(p.info.market, OPENBOOK),
+      coinMint: p.info.coinVaultMint,
+      pcMint: p.info.pcVaultMint,
+      coinVault: derive('coin-vault'),
+      pcVault: derive('pc-vault'),
+      requestQueue: derive('request-queue'),
+      eventQueue: derive('event-queue'),
+      bids: derive('bids'),
+      asks: derive('asks'),
+      coinLotSize: 1n,
+      pcLotSize: 1n,
+      feeRateBps: 0n,
+    });
   }
 
   swap(ctx: SimContext, i: number, draw: SwapDraw): SimSwap | null {
@@ -184,6 +219,15 @@ export class RaydiumAmmV4Sim implements SimProgram {
       if (e instanceof PoolQuoteError) return null;
       throw e;
     }
+  }
+
+  /** the market's book, queue and vault keys and its vault signer: a swap lists them too */
+  lookupExtras(i: number): string[] {
+    const m = this.ammPools[i].info.market;
+    const nonce = Buffer.alloc(8);
+    nonce.writeBigUInt64LE(serumVaultSignerNonce(m, OPENBOOK), 0);
+    const signer = PublicKey.createProgramAddressSync([new PublicKey(m).toBuffer(), nonce], new PublicKey(OPENBOOK)).toBase58();
+    return [...['coin-vault', 'pc-vault', 'event-queue', 'bids', 'asks'].map((l) => marketKey(m, l)), signer, OPENBOOK];
   }
 
   forget(): void {
