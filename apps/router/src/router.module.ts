@@ -3,6 +3,7 @@ import { ConfigModule } from '../../../libs/config/src/config.module';
 import { LogModule } from '../../../libs/log/src/log.module';
 import { QuotesServedService } from './audit/quotes-served.service';
 import { HealthController } from './http/health.controller';
+import { InterestService } from './interest/interest.service';
 import { MarketsController } from './http/markets.controller';
 import { QuoteController } from './http/quote.controller';
 import { PriceController } from './price/price.controller';
@@ -17,7 +18,7 @@ import { SwapService } from './swap/swap.service';
 @Module({
   imports: [ConfigModule, LogModule],
   controllers: [QuoteController, MarketsController, HealthController, PriceController, SwapController, SimChainController],
-  providers: [ProjectionService, QuoteService, PriceService, QuotesServedService, SwapService, chainGatewayProvider],
-  exports: [ProjectionService, QuoteService, PriceService, QuotesServedService],
+  providers: [ProjectionService, QuoteService, PriceService, QuotesServedService, SwapService, chainGatewayProvider, InterestService],
+  exports: [ProjectionService, QuoteService, PriceService, QuotesServedService, InterestService],
 })
 export class RouterModule {}

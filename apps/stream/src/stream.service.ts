@@ -9,6 +9,8 @@ import { StreamHub } from './hub';
 /** How often this instance re-announces its whole interest set, and how long the router keeps it. */
 export const LEASE_INTERVAL_MS = 5_000;
 export const LEASE_TTL_MS = 15_000;
+/** tuples per lease record (keeps records far below Kafka's default 1 MB message limit) */
+export const LEASE_CHUNK = 500;
 
 /**
  * Wires the StreamHub to the log: interest changes go to `quote-interest`, quotes come from
@@ -56,9 +58,13 @@ export class StreamService implements OnModuleInit, OnApplicationShutdown {
     this.enqueue(tupleKey(tuple), encodeQuoteInterest({ op, instance: this.instance, tuple }));
   }
 
-  private renewLease(): void {
+  /** Re-announce every held tuple, in records of at most LEASE_CHUNK tuples (leases add up). */
+  renewLease(): void {
     const tuples = this.hub.activeTuples();
-    this.enqueue(this.instance, encodeQuoteInterest({ op: 'lease', instance: this.instance, tuples, ttlMs: LEASE_TTL_MS }));
+    for (let i = 0; i < tuples.length; i += LEASE_CHUNK) {
+      const chunk = tuples.slice(i, i + LEASE_CHUNK);
+      this.enqueue(this.instance, encodeQuoteInterest({ op: 'lease', instance: this.instance, tuples: chunk, ttlMs: LEASE_TTL_MS }));
+    }
   }
 
   /** Appends in order, one at a time, so add/remove for one tuple never overtake each other. */

@@ -24,8 +24,9 @@ export const QUOTES_CHANGED_VERSION = 1;
 
 /**
  * `quote-interest`: a stream instance says which tuples its clients hold. `add`/`remove` for
- * one tuple; `lease` re-announces the instance's whole set (sent periodically, so a router
- * started later, or an instance that died, converges without manual cleanup).
+ * one tuple; `lease` refreshes the instance's hold on the listed tuples for `ttlMs` (sent
+ * periodically, possibly split over several records: leases add up, they never remove), so a
+ * router started later, or an instance that died, converges without manual cleanup.
  */
 export type QuoteInterest =
   | { op: 'add' | 'remove'; instance: string; tuple: QuoteTuple }

@@ -1,0 +1,89 @@
+/**
+ * Who wants which quote tuples: the union of the stream instances' interest, read from the
+ * `quote-interest` topic. Plain TypeScript (no Nest, no log): time is passed in (the records'
+ * append times), so replaying the topic gives the same set.
+ *
+ * Each (instance, tuple) holding has its own expiry: `add` and `lease` set it to time + ttl,
+ * `remove` drops it. Leases are therefore additive refreshes (a lease may be split over several
+ * records), and records of one instance read out of order across partitions cannot drop a
+ * tuple another record added: the worst case is that a removed tuple lives until its lease ends.
+ */
+import { tupleKey, type QuoteInterest, type QuoteTuple } from '../../../../libs/contracts/src/stream';
+
+/** how long an `add` holds without a lease (the stream leases every 5 s with a 15 s ttl) */
+export const DEFAULT_INTEREST_TTL_MS = 15_000;
+
+export interface InterestChange {
+  /** tuples that got their first holder */
+  added: QuoteTuple[];
+  /** tuples that lost their last holder */
+  removed: QuoteTuple[];
+  /** tuples an instance started to hold that others held already (it needs a first quote) */
+  joined: QuoteTuple[];
+}
+
+interface Held {
+  tuple: QuoteTuple;
+  /** instance → expiry (ms) */
+  holders: Map<string, number>;
+}
+
+export class InterestRegistry {
+  private readonly held = new Map<string, Held>();
+
+  constructor(private readonly defaultTtlMs = DEFAULT_INTEREST_TTL_MS) {}
+
+  /** Apply one interest record appended at `atMs`. */
+  apply(i: QuoteInterest, atMs: number, change: InterestChange = { added: [], removed: [], joined: [] }): InterestChange {
+    if (i.op === 'remove') {
+      const key = tupleKey(i.tuple);
+      const h = this.held.get(key);
+      if (h && h.holders.delete(i.instance) && h.holders.size === 0) {
+        this.held.delete(key);
+        change.removed.push(h.tuple);
+      }
+      return change;
+    }
+    const tuples = i.op === 'lease' ? i.tuples : [i.tuple];
+    const expiry = atMs + (i.op === 'lease' ? i.ttlMs : this.defaultTtlMs);
+    for (const tuple of tuples) {
+      const key = tupleKey(tuple);
+      let h = this.held.get(key);
+      if (!h) {
+        h = { tuple, holders: new Map() };
+        this.held.set(key, h);
+        change.added.push(tuple);
+      } else if (!h.holders.has(i.instance)) {
+        change.joined.push(tuple);
+      }
+      const prev = h.holders.get(i.instance) ?? 0;
+      if (expiry > prev) h.holders.set(i.instance, expiry);
+    }
+    return change;
+  }
+
+  /** Drop holdings that expired before `nowMs`; returns the tuples nobody holds any more. */
+  expire(nowMs: number): QuoteTuple[] {
+    const gone: QuoteTuple[] = [];
+    for (const [key, h] of this.held) {
+      for (const [instance, until] of h.holders) if (until < nowMs) h.holders.delete(instance);
+      if (h.holders.size === 0) {
+        this.held.delete(key);
+        gone.push(h.tuple);
+      }
+    }
+    return gone;
+  }
+
+  has(key: string): boolean {
+    return this.held.has(key);
+  }
+
+  tuples(): QuoteTuple[] {
+    return [...this.held.values()].map((h) => h.tuple);
+  }
+
+  get size(): number {
+    return this.held.size;
+  }
+}

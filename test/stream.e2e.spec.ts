@@ -1,0 +1,251 @@
+/**
+ * WS /api/v1/stream end to end with real `ws` clients, all in one app on one EmbeddedLog (the
+ * router and the stream app modules, REST and WebSocket on one port): subscribe → first quote
+ * and ack; a pool update appended to the log → recompute (debounced) → quotes-changed → push;
+ * an identical re-quote → nothing; unsubscribe; acks and counts; the 256 limit; malformed
+ * frames; two clients sharing a tuple computed once by the router.
+ */
+import 'reflect-metadata';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { INestApplication } from '@nestjs/common';
+import { Module } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import WebSocket from 'ws';
+import { SimMarket } from '../apps/ingestor/src/sim/market';
+import { configureHttpApp } from '../apps/router/src/http-app';
+import { InterestService } from '../apps/router/src/interest/interest.service';
+import { ProjectionService } from '../apps/router/src/projection/projection.service';
+import { RouterModule } from '../apps/router/src/router.module';
+import { StreamModule } from '../apps/stream/src/stream.module';
+import { useStreamWsAdapter } from '../apps/stream/src/ws-adapter';
+import { loadConfig } from '../libs/config/src/config';
+import { APP_CONFIG } from '../libs/config/src/config.module';
+import { encodePoolUpdate, type PoolUpdate } from '../libs/contracts/src/pool-update';
+import { TOPICS } from '../libs/contracts/src/topics';
+import { EmbeddedLog } from '../libs/log/src/embedded/embedded-log';
+import { MINTS } from '../libs/solana/src/programs';
+import { decodeTokenAccount, encodeTokenAccount } from '../libs/solana/src/spl-token';
+
+jest.setTimeout(60_000);
+
+@Module({ imports: [RouterModule, StreamModule] })
+class AllInOne {}
+
+/** A ws client that records every message and can wait for the next one matching a predicate. */
+class Client {
+  readonly messages: any[] = [];
+  private waiters: Array<{ pred: (m: any) => boolean; resolve: (m: any) => void; from: number }> = [];
+  constructor(readonly ws: WebSocket) {
+    ws.on('message', (data) => {
+      const m = JSON.parse(data.toString());
+      this.messages.push(m);
+      this.waiters = this.waiters.filter((w) => {
+        if (w.pred(m)) {
+          w.resolve(m);
+          return false;
+        }
+        return true;
+      });
+    });
+  }
+  static open(url: string): Promise<Client> {
+    return new Promise((resolve, reject) => {
+      const ws = new WebSocket(url);
+      const c = new Client(ws);
+      ws.once('open', () => resolve(c));
+      ws.once('error', reject);
+    });
+  }
+  send(obj: unknown): void {
+    this.ws.send(typeof obj === 'string' ? obj : JSON.stringify(obj));
+  }
+  /** the first message matching pred among those received from index `since` on (default: all) */
+  next(pred: (m: any) => boolean, timeoutMs = 5_000, since = 0): Promise<any> {
+    const seen = this.messages.slice(since).find(pred);
+    if (seen) return Promise.resolve(seen);
+    return new Promise((resolve, reject) => {
+      const t = setTimeout(() => reject(new Error(`no matching message within ${timeoutMs} ms; got ${JSON.stringify(this.messages.slice(since))}`)), timeoutMs);
+      this.waiters.push({
+        pred,
+        from: since,
+        resolve: (m) => {
+          clearTimeout(t);
+          resolve(m);
+        },
+      });
+    });
+  }
+  close(): void {
+    this.ws.close();
+  }
+}
+
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('stream e2e (all in one, embedded log)', () => {
+  let dir: string;
+  let log: EmbeddedLog;
+  let app: INestApplication;
+  let url: string;
+  let market: SimMarket;
+  let genesis: PoolUpdate[];
+  const clients: Client[] = [];
+  const sol = (amount: string, exactIn = true) => ({ in: MINTS.SOL, out: MINTS.USDC, amount, exactIn });
+
+  async function append(updates: PoolUpdate[]): Promise<void> {
+    await log.append(
+      TOPICS.poolUpdates,
+      updates.map((u) => ({ key: u.address, value: encodePoolUpdate(u) })),
+    );
+  }
+
+  async function client(): Promise<Client> {
+    const c = await Client.open(url);
+    clients.push(c);
+    return c;
+  }
+
+  /** add `delta` to one vault of every SOL/USDC pool (changes every SOL→USDC quote) */
+  let slot = 0;
+  let currentVaults = new Map<string, PoolUpdate>();
+  function bumpSolUsdc(delta: bigint): PoolUpdate[] {
+    slot = Math.max(slot, market.slot) + 1;
+    const out: PoolUpdate[] = [];
+    for (const p of market.pools) {
+      const mints = [p.state.token0Mint, p.state.token1Mint];
+      if (!mints.includes(MINTS.SOL) || !mints.includes(MINTS.USDC)) continue;
+      const vaultAddr = p.state.token0Mint === MINTS.USDC ? p.state.token0Vault : p.state.token1Vault;
+      const prev = currentVaults.get(vaultAddr) ?? genesis.find((u) => u.address === vaultAddr)!;
+      const acc = decodeTokenAccount(prev.data!, prev.owner);
+      const next: PoolUpdate = { ...prev, slot, data: encodeTokenAccount({ ...acc, amount: acc.amount + delta }) };
+      currentVaults.set(vaultAddr, next);
+      out.push(next);
+    }
+    return out;
+  }
+
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stream-e2e-'));
+    market = new SimMarket({ seed: 4, pools: 60, tokens: 20, swapsPerSlot: 6 });
+    log = new EmbeddedLog({ dataDir: dir });
+    await log.ensureTopic(TOPICS.poolUpdates);
+    genesis = market.genesis();
+    await append(genesis);
+    const config = { ...loadConfig({ DATA_DIR: dir, PORT: '0' }), port: 0 };
+    const moduleRef = await Test.createTestingModule({ imports: [AllInOne] }).overrideProvider(APP_CONFIG).useValue(config).compile();
+    app = moduleRef.createNestApplication({ logger: ['error'] });
+    configureHttpApp(app);
+    useStreamWsAdapter(app);
+    await app.listen(0, '127.0.0.1');
+    url = `ws://127.0.0.1:${app.getHttpServer().address().port}/api/v1/stream`;
+    await app.get(ProjectionService).whenReady();
+  });
+
+  afterAll(async () => {
+    for (const c of clients) c.close();
+    await app?.close();
+    await log?.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('subscribe: an immediate first quote and an ack counting only valid, new pairs', async () => {
+    const c = await client();
+    c.send({ op: 'subscribe', pairs: [sol('1000000000'), sol('1000000000'), { in: 'nope', out: MINTS.USDC, amount: '1', exactIn: true }, sol('2000000000', false)] });
+    const ack = await c.next((m) => m.type === 'subscribed');
+    expect(ack).toEqual({ type: 'subscribed', count: 2 });
+    const q = await c.next((m) => m.type === 'quote' && m.amount === '1000000000');
+    expect(q).toMatchObject({ type: 'quote', in: MINTS.SOL, out: MINTS.USDC, amount: '1000000000', hops: expect.any(Number), slot: market.slot });
+    expect(BigInt(q.amountOut)).toBeGreaterThan(100_000_000n); // ~150 USDC
+    expect(Number.isInteger(q.priceImpactBps)).toBe(true);
+    const qOut = await c.next((m) => m.type === 'quote' && m.amount === '2000000000');
+    expect(qOut.amountOut).toBe('2000000000'); // ExactOut: the output is the subscribed amount
+    expect(BigInt(qOut.amountIn)).toBeGreaterThan(0n);
+    c.close();
+  });
+
+  it('a pool update on the log is pushed; an identical re-quote is not; unsubscribe stops pushes', async () => {
+    const c = await client();
+    c.send({ op: 'subscribe', pairs: [sol('3000000000')] });
+    const first = await c.next((m) => m.type === 'quote');
+    await c.next((m) => m.type === 'subscribed');
+
+    // the market moves: more USDC in every SOL/USDC pool → more USDC out
+    const since = c.messages.length;
+    await append(bumpSolUsdc(5_000_000_000n));
+    const pushed = await c.next((m) => m.type === 'quote', 5_000, since);
+    expect(BigInt(pushed.amountOut)).toBeGreaterThan(BigInt(first.amountOut));
+    expect(pushed.slot).toBeGreaterThan(first.slot);
+
+    // an update that changes nothing the quote depends on: rewrite the same vaults at a new slot
+    const again = [...currentVaults.values()].map((u) => ({ ...u, slot: u.slot + 1 }));
+    const before = c.messages.length;
+    const recomputes = app.get(InterestService).stats().recomputes;
+    await append(again);
+    for (let i = 0; i < 100 && app.get(InterestService).stats().recomputes === recomputes; i++) await pause(20);
+    expect(app.get(InterestService).stats().recomputes).toBeGreaterThan(recomputes); // it was recomputed...
+    await pause(200);
+    expect(c.messages.slice(before)).toEqual([]); // ...and suppressed
+
+    c.send({ op: 'unsubscribe', pairs: [sol('3000000000'), sol('123')] });
+    expect(await c.next((m) => m.type === 'unsubscribed')).toEqual({ type: 'unsubscribed', count: 1 });
+    const afterUnsub = c.messages.length;
+    await append(bumpSolUsdc(7_000_000_000n));
+    await pause(400);
+    expect(c.messages.slice(afterUnsub).filter((m) => m.type === 'quote')).toEqual([]);
+    c.close();
+  });
+
+  it('two clients sharing a tuple both get the push; the router computes it once', async () => {
+    const a = await client();
+    const b = await client();
+    const pair = sol('4000000000');
+    a.send({ op: 'subscribe', pairs: [pair] });
+    await a.next((m) => m.type === 'quote');
+    b.send({ op: 'subscribe', pairs: [pair] });
+    const bFirst = await b.next((m) => m.type === 'quote'); // the cached quote, at once
+    expect(bFirst.amount).toBe('4000000000');
+    const svc = app.get(InterestService);
+    const tuplesBefore = svc.stats().tuples;
+    const [sa, sb] = [a.messages.length, b.messages.length];
+    const r0 = svc.stats().recomputes;
+    await append(bumpSolUsdc(3_000_000_000n));
+    const [pa, pb] = await Promise.all([a.next((m) => m.type === 'quote', 5_000, sa), b.next((m) => m.type === 'quote', 5_000, sb)]);
+    expect(pa).toEqual(pb);
+    // one recompute per live tuple for this burst, whatever the number of connections holding it
+    expect(svc.stats().recomputes - r0).toBeLessThanOrEqual(tuplesBefore);
+    expect(svc.stats().tuples).toBe(tuplesBefore);
+    a.close();
+    b.close();
+  });
+
+  it('at most 256 subscriptions per connection; the rest are rejected with an error', async () => {
+    const c = await client();
+    const pairs = Array.from({ length: 300 }, (_, i) => sol(String(1_000_000 + i)));
+    c.send({ op: 'subscribe', pairs });
+    const ack = await c.next((m) => m.type === 'subscribed', 20_000);
+    expect(ack.count).toBe(256);
+    const err = await c.next((m) => m.type === 'error');
+    expect(err.message).toMatch(/at most 256/);
+    c.send({ op: 'subscribe', pairs: [sol('999')] });
+    expect((await c.next((m) => m.type === 'subscribed' && m !== ack)).count).toBe(0);
+    c.close();
+  });
+
+  it('malformed frames get an error message and the connection stays usable', async () => {
+    const c = await client();
+    c.send('{not json');
+    expect(await c.next((m) => m.type === 'error')).toEqual({ type: 'error', message: 'invalid json' });
+    let n = c.messages.length;
+    c.send({ op: 'publish', pairs: [] });
+    expect(await c.next((m) => m.type === 'error', 5_000, n)).toEqual({ type: 'error', message: 'unknown op' });
+    n = c.messages.length;
+    c.send({ op: 'subscribe', pairs: 'all' });
+    expect((await c.next((m) => m.type === 'error', 5_000, n)).message).toMatch(/pairs must be a non-empty array/);
+    n = c.messages.length;
+    c.send({ op: 'subscribe', pairs: [sol('5000000000')] });
+    expect(await c.next((m) => m.type === 'subscribed', 5_000, n)).toEqual({ type: 'subscribed', count: 1 });
+    c.close();
+  });
+});
