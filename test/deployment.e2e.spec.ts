@@ -12,6 +12,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import WebSocket from 'ws';
 import { MINTS } from '../libs/solana/src/programs';
 import { kafkaMockUnavailableReason, loudMockBanner, startKafkaMock, type KafkaMock } from './support/kafka-mock';
 
@@ -84,16 +85,21 @@ const quoteUrl = (port: number): string =>
   `http://127.0.0.1:${port}/api/v1/quote?` +
   new URLSearchParams({ inputMint: MINTS.SOL, outputMint: MINTS.USDC, amount: '1000000000', swapMode: 'ExactIn' }).toString();
 
-/** Starts ingestor + router with `env`, checks health, a quote, and that the router follows new slots. */
+/**
+ * Starts ingestor + router (+ stream) with `env`: health, a quote, the router following new
+ * slots, and live quotes over the stream app's WebSocket.
+ */
 async function ingestorAndRouter(env: Record<string, string>): Promise<void> {
   const port = await freePort();
+  const streamPort = await freePort();
   const common = { SIM_POOLS: '120', SIM_TOKENS: '40', SIM_SLOT_MS: '100', SIM_SWAPS_PER_SLOT: '8', ...env };
   let ingestor: Proc | undefined;
   let router: Proc | undefined;
+  let stream: Proc | undefined;
   try {
     ingestor = startApp('ingestor', common);
     router = startApp('router', { ...common, PORT: String(port) });
-    const procs = [ingestor, router];
+    const procs: Proc[] = [ingestor, router];
     await waitFor('router health 200', async () => ((await getJson(`http://127.0.0.1:${port}/health`))?.status === 200 ? true : null), procs);
     const first = await waitFor(
       'a quote',
@@ -119,14 +125,35 @@ async function ingestorAndRouter(env: Record<string, string>): Promise<void> {
     expect(later.data.contextSlot).toBeGreaterThan(first.data.contextSlot);
     const markets = await getJson(`http://127.0.0.1:${port}/api/v1/markets`);
     expect(markets!.body.data.markets.length).toBeGreaterThanOrEqual(120);
+
+    // the stream app in its own process: subscribe over WebSocket, get the first quote (computed
+    // by the router process, through quote-interest and quotes-changed), then live pushes
+    stream = startApp('stream', { ...common, PORT: String(streamPort) });
+    procs.push(stream);
+    await waitFor('stream health 200', async () => ((await getJson(`http://127.0.0.1:${streamPort}/health`))?.status === 200 ? true : null), procs);
+    const ws = new WebSocket(`ws://127.0.0.1:${streamPort}/api/v1/stream`);
+    const received: any[] = [];
+    ws.on('message', (d) => received.push(JSON.parse(d.toString())));
+    await new Promise<void>((resolve, reject) => {
+      ws.once('open', () => resolve());
+      ws.once('error', reject);
+    });
+    const pairs = [1, 2, 3, 5, 8].map((k) => ({ in: MINTS.SOL, out: MINTS.USDC, amount: String(k * 1_000_000_000), exactIn: true }));
+    ws.send(JSON.stringify({ op: 'subscribe', pairs }));
+    await waitFor('ack and first quotes', async () => (received.some((m) => m.type === 'subscribed') && received.filter((m) => m.type === 'quote').length >= 5 ? true : null), procs, 30_000);
+    expect(received.find((m) => m.type === 'subscribed')).toEqual({ type: 'subscribed', count: 5 });
+    const firstSlot = Math.max(...received.filter((m) => m.type === 'quote').map((m) => m.slot));
+    await waitFor('a live push at a later slot', async () => (received.some((m) => m.type === 'quote' && m.slot > firstSlot) ? true : null), procs, 60_000);
+    ws.close();
   } finally {
+    await stop(stream);
     await stop(router);
     await stop(ingestor);
   }
 }
 
 describe('apps as separate processes', () => {
-  it('embedded log: ingestor and router share one data directory', async () => {
+  it('embedded log: ingestor, router and stream share one data directory', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'deploy-embedded-'));
     try {
       await ingestorAndRouter({ LOG_DRIVER: 'embedded', DATA_DIR: dir });
@@ -138,7 +165,7 @@ describe('apps as separate processes', () => {
   // without the mock the case is skipped loudly; under CI=true it runs anyway and fails
   const unavailable = kafkaMockUnavailableReason();
   if (unavailable) console.error(loudMockBanner(unavailable));
-  (unavailable && process.env.CI !== 'true' ? it.skip : it)('kafka: ingestor and router through the Kafka protocol (librdkafka mock cluster)', async () => {
+  (unavailable && process.env.CI !== 'true' ? it.skip : it)('kafka: ingestor, router and stream through the Kafka protocol (librdkafka mock cluster)', async () => {
     let mock: KafkaMock | undefined;
     try {
       mock = await startKafkaMock();
