@@ -113,3 +113,48 @@ export function exactOutWithTransferFees(
 export function transferKeep(f: EpochTransferFee | null | undefined): number {
   return f ? 1 - f.bps / 10_000 : 1;
 }
+
+/**
+ * The Token-2022 transfer-fee layer of a pool whose two mints may carry the extension: the
+ * public quotes are what the user pays and receives, around the program's own swap math
+ * (`raw*`, the vault side). Pools extend it and implement the raw quotes.
+ */
+export abstract class TransferFeeQuoting {
+  abstract readonly mintA: string;
+  abstract readonly transferFeeA: EpochTransferFee | null;
+  abstract readonly transferFeeB: EpochTransferFee | null;
+
+  /** the swap itself: exact input into / output from the vaults */
+  protected abstract rawExactIn(inputMint: string, amountIn: bigint): HopQuote;
+  protected abstract rawExactOut(inputMint: string, amountOut: bigint): HopQuote;
+  /** float guides of the swap itself */
+  protected abstract rawApproxOut(inputMint: string, amountIn: number): number;
+  protected abstract rawApproxIn(inputMint: string, amountOut: number): number;
+
+  /** transfer fees of the input and output mints for a swap from `inputMint` */
+  private transferFees(inputMint: string): [EpochTransferFee | null, EpochTransferFee | null] {
+    return inputMint === this.mintA ? [this.transferFeeA, this.transferFeeB] : [this.transferFeeB, this.transferFeeA];
+  }
+
+  /** exact, what the user pays and receives: Token-2022 transfer fees applied around the swap */
+  quoteExactIn(inputMint: string, amountIn: bigint): HopQuote {
+    const [tIn, tOut] = this.transferFees(inputMint);
+    return exactInWithTransferFees(amountIn, tIn, tOut, (net) => this.rawExactIn(inputMint, net));
+  }
+
+  /** exact, what the user pays and receives: Token-2022 transfer fees applied around the swap */
+  quoteExactOut(inputMint: string, amountOut: bigint): HopQuote {
+    const [tIn, tOut] = this.transferFees(inputMint);
+    return exactOutWithTransferFees(amountOut, tIn, tOut, (gross) => this.rawExactOut(inputMint, gross));
+  }
+
+  approxOut(inputMint: string, amountIn: number): number {
+    const [tIn, tOut] = this.transferFees(inputMint);
+    return this.rawApproxOut(inputMint, amountIn * transferKeep(tIn)) * transferKeep(tOut);
+  }
+
+  approxIn(inputMint: string, amountOut: number): number {
+    const [tIn, tOut] = this.transferFees(inputMint);
+    return this.rawApproxIn(inputMint, amountOut / transferKeep(tOut)) / transferKeep(tIn);
+  }
+}

@@ -1,6 +1,6 @@
 import { PoolQuoteError, type HopQuote, type Pool, type PoolKind } from '../../pool';
 import { PROGRAM_IDS } from '../../../../solana/src/programs';
-import { exactInWithTransferFees, exactOutWithTransferFees, transferKeep, type EpochTransferFee } from '../../transfer-fee';
+import { type EpochTransferFee, TransferFeeQuoting } from '../../transfer-fee';
 import {
   isAdaptiveFeeWhirlpool,
   whirlpoolOracleAddress,
@@ -85,7 +85,7 @@ const Q64 = 2 ** 64;
  * that was not given fails with 'insufficient-liquidity', as the transaction would fail.
  * Token-2022 transfer fees (transferFeeA / B) apply to quoteExactIn / quoteExactOut (transfer-fee.ts); `swap` is the vault side.
  */
-export class WhirlpoolPool implements Pool {
+export class WhirlpoolPool extends TransferFeeQuoting implements Pool {
   readonly kind: PoolKind = 'concentrated-liquidity';
   readonly label = 'Orca Whirlpool';
   readonly programId: string = PROGRAM_IDS.orcaWhirlpool;
@@ -111,6 +111,7 @@ export class WhirlpoolPool implements Pool {
   private readonly price: number;
 
   constructor(args: WhirlpoolPoolArgs) {
+    super();
     const w = args.whirlpool;
     this.transferFeeA = args.transferFeeA ?? null;
     this.transferFeeB = args.transferFeeB ?? null;
@@ -209,7 +210,7 @@ export class WhirlpoolPool implements Pool {
     }
   }
 
-  private rawExactIn(inputMint: string, amountIn: bigint): HopQuote {
+  protected rawExactIn(inputMint: string, amountIn: bigint): HopQuote {
     const aToB = this.direction(inputMint);
     const r = this.swap(inputMint, 'ExactIn', amountIn);
     const paid = aToB ? r.amountA : r.amountB;
@@ -221,7 +222,7 @@ export class WhirlpoolPool implements Pool {
     return { amountIn: paid, amountOut: out, feeAmount: r.feeAmount };
   }
 
-  private rawExactOut(inputMint: string, amountOut: bigint): HopQuote {
+  protected rawExactOut(inputMint: string, amountOut: bigint): HopQuote {
     const aToB = this.direction(inputMint);
     const r = this.swap(inputMint, 'ExactOut', amountOut);
     const paid = aToB ? r.amountA : r.amountB;
@@ -298,7 +299,7 @@ export class WhirlpoolPool implements Pool {
   }
 
   /** float guide; saturates at what the available tick arrays can pay out (monotone) */
-  private rawApproxOut(inputMint: string, amountIn: number): number {
+  protected rawApproxOut(inputMint: string, amountIn: number): number {
     const aToB = this.direction(inputMint);
     const wk = this.walk(aToB);
     if (wk === null || !(amountIn > 0)) return 0;
@@ -322,7 +323,7 @@ export class WhirlpoolPool implements Pool {
   }
 
   /** float guide; Infinity beyond what the available tick arrays can pay out */
-  private rawApproxIn(inputMint: string, amountOut: number): number {
+  protected rawApproxIn(inputMint: string, amountOut: number): number {
     const aToB = this.direction(inputMint);
     const wk = this.walk(aToB);
     if (wk === null) return Infinity;
@@ -365,32 +366,5 @@ export class WhirlpoolPool implements Pool {
     const wk = this.walk(aToB);
     if (wk === null || wk.liq.length === 0) return 0;
     return wk.cumOut[wk.liq.length];
-  }
-
-  /** transfer fees of the input and output mints for a swap from `inputMint` */
-  private transferFees(inputMint: string): [EpochTransferFee | null, EpochTransferFee | null] {
-    return inputMint === this.mintA ? [this.transferFeeA, this.transferFeeB] : [this.transferFeeB, this.transferFeeA];
-  }
-
-  /** exact, what the user pays and receives: Token-2022 transfer fees applied around the swap */
-  quoteExactIn(inputMint: string, amountIn: bigint): HopQuote {
-    const [tIn, tOut] = this.transferFees(inputMint);
-    return exactInWithTransferFees(amountIn, tIn, tOut, (net) => this.rawExactIn(inputMint, net));
-  }
-
-  /** exact, what the user pays and receives: Token-2022 transfer fees applied around the swap */
-  quoteExactOut(inputMint: string, amountOut: bigint): HopQuote {
-    const [tIn, tOut] = this.transferFees(inputMint);
-    return exactOutWithTransferFees(amountOut, tIn, tOut, (gross) => this.rawExactOut(inputMint, gross));
-  }
-
-  approxOut(inputMint: string, amountIn: number): number {
-    const [tIn, tOut] = this.transferFees(inputMint);
-    return this.rawApproxOut(inputMint, amountIn * transferKeep(tIn)) * transferKeep(tOut);
-  }
-
-  approxIn(inputMint: string, amountOut: number): number {
-    const [tIn, tOut] = this.transferFees(inputMint);
-    return this.rawApproxIn(inputMint, amountOut / transferKeep(tOut)) / transferKeep(tIn);
   }
 }

@@ -1,6 +1,6 @@
 import { PoolQuoteError, type HopQuote, type Pool, type PoolKind } from '../../pool';
 import { PROGRAM_IDS } from '../../../../solana/src/programs';
-import { exactInWithTransferFees, exactOutWithTransferFees, transferKeep, type EpochTransferFee } from '../../transfer-fee';
+import { type EpochTransferFee, TransferFeeQuoting } from '../../transfer-fee';
 import { pumpFeeConfigAddress, type PumpFeeConfig } from '../../../../solana/src/pump-fun';
 import {
   PUMP_AMM_DISABLE_BIT,
@@ -63,7 +63,7 @@ export interface PumpAmmPoolArgs {
  *   the quote asked, amountOut = what it pays (>= asked).
  * feeAmount is in input-token units (for sells the quote fee is converted at the trade's rate).
  */
-export class PumpAmmPool implements Pool {
+export class PumpAmmPool extends TransferFeeQuoting implements Pool {
   readonly kind: PoolKind = 'constant-product';
   readonly label = 'PumpSwap';
   readonly programId: string = PROGRAM_IDS.pumpSwapAmm;
@@ -88,6 +88,7 @@ export class PumpAmmPool implements Pool {
   private readonly feeFrac: number;
 
   constructor(args: PumpAmmPoolArgs) {
+    super();
     const { pool } = args;
     this.transferFeeA = args.transferFeeA ?? null;
     this.transferFeeB = args.transferFeeB ?? null;
@@ -157,15 +158,15 @@ export class PumpAmmPool implements Pool {
     return { amountIn: t.baseIn, amountOut: t.netQuote, feeAmount: t.quoteOut === 0n ? 0n : (fee * t.baseIn) / t.quoteOut };
   }
 
-  private rawExactIn(inputMint: string, amountIn: bigint): HopQuote {
+  protected rawExactIn(inputMint: string, amountIn: bigint): HopQuote {
     return PumpAmmPool.hop(this.trade(inputMint, 'ExactIn', amountIn));
   }
 
-  private rawExactOut(inputMint: string, amountOut: bigint): HopQuote {
+  protected rawExactOut(inputMint: string, amountOut: bigint): HopQuote {
     return PumpAmmPool.hop(this.trade(inputMint, 'ExactOut', amountOut));
   }
 
-  private rawApproxOut(inputMint: string, amountIn: number): number {
+  protected rawApproxOut(inputMint: string, amountIn: number): number {
     const buy = this.isBuy(inputMint);
     if (this.b <= 0 || this.q <= 0 || !(amountIn > 0)) return 0;
     if (buy) {
@@ -175,7 +176,7 @@ export class PumpAmmPool implements Pool {
     return ((this.q * amountIn) / (this.b + amountIn)) * (1 - this.feeFrac);
   }
 
-  private rawApproxIn(inputMint: string, amountOut: number): number {
+  protected rawApproxIn(inputMint: string, amountOut: number): number {
     const buy = this.isBuy(inputMint);
     if (this.b <= 0 || this.q <= 0) return Infinity;
     if (!(amountOut > 0)) return 0;
@@ -199,32 +200,5 @@ export class PumpAmmPool implements Pool {
     if (mint === this.mintA) return this.b;
     if (mint === this.mintB) return this.q;
     throw new Error(`mint ${mint} is not in pool ${this.address}`);
-  }
-
-  /** transfer fees of the input and output mints for a swap from `inputMint` */
-  private transferFees(inputMint: string): [EpochTransferFee | null, EpochTransferFee | null] {
-    return inputMint === this.mintA ? [this.transferFeeA, this.transferFeeB] : [this.transferFeeB, this.transferFeeA];
-  }
-
-  /** exact, what the user pays and receives: Token-2022 transfer fees applied around the swap */
-  quoteExactIn(inputMint: string, amountIn: bigint): HopQuote {
-    const [tIn, tOut] = this.transferFees(inputMint);
-    return exactInWithTransferFees(amountIn, tIn, tOut, (net) => this.rawExactIn(inputMint, net));
-  }
-
-  /** exact, what the user pays and receives: Token-2022 transfer fees applied around the swap */
-  quoteExactOut(inputMint: string, amountOut: bigint): HopQuote {
-    const [tIn, tOut] = this.transferFees(inputMint);
-    return exactOutWithTransferFees(amountOut, tIn, tOut, (gross) => this.rawExactOut(inputMint, gross));
-  }
-
-  approxOut(inputMint: string, amountIn: number): number {
-    const [tIn, tOut] = this.transferFees(inputMint);
-    return this.rawApproxOut(inputMint, amountIn * transferKeep(tIn)) * transferKeep(tOut);
-  }
-
-  approxIn(inputMint: string, amountOut: number): number {
-    const [tIn, tOut] = this.transferFees(inputMint);
-    return this.rawApproxIn(inputMint, amountOut / transferKeep(tOut)) / transferKeep(tIn);
   }
 }

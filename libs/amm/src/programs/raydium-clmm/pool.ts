@@ -1,6 +1,6 @@
 import { PoolQuoteError, type HopQuote, type Pool, type PoolKind } from '../../pool';
 import { PROGRAM_IDS } from '../../../../solana/src/programs';
-import { exactInWithTransferFees, exactOutWithTransferFees, transferKeep, type EpochTransferFee } from '../../transfer-fee';
+import { type EpochTransferFee, TransferFeeQuoting } from '../../transfer-fee';
 import {
   CLMM_STATUS_BIT,
   clmmBitmapExtensionAddress,
@@ -115,7 +115,7 @@ const TWO64 = 2 ** 64;
  * reserve(mint) is the amount of `mint` the pool would pay out if the price moved to the end of
  * the loaded tick arrays (its tradable depth as loaded), not a vault balance.
  */
-export class ClmmPool implements Pool {
+export class ClmmPool extends TransferFeeQuoting implements Pool {
   readonly kind: PoolKind = 'concentrated-liquidity';
   readonly label = 'Raydium CLMM';
   readonly programId: string = PROGRAM_IDS.raydiumClmm;
@@ -142,6 +142,7 @@ export class ClmmPool implements Pool {
   private readonly price: number;
 
   constructor(args: ClmmPoolArgs) {
+    super();
     const { state, config } = args;
     this.transferFeeA = args.transferFeeA ?? null;
     this.transferFeeB = args.transferFeeB ?? null;
@@ -313,15 +314,15 @@ export class ClmmPool implements Pool {
     return { amountIn: r.amountIn, amountOut: r.amountOut, feeAmount };
   }
 
-  private rawExactIn(inputMint: string, amountIn: bigint): HopQuote {
+  protected rawExactIn(inputMint: string, amountIn: bigint): HopQuote {
     return ClmmPool.hop(this.swap(inputMint, 'ExactIn', amountIn));
   }
 
-  private rawExactOut(inputMint: string, amountOut: bigint): HopQuote {
+  protected rawExactOut(inputMint: string, amountOut: bigint): HopQuote {
     return ClmmPool.hop(this.swap(inputMint, 'ExactOut', amountOut));
   }
 
-  private rawApproxOut(inputMint: string, amountIn: number): number {
+  protected rawApproxOut(inputMint: string, amountIn: number): number {
     const zeroForOne = this.direction(inputMint);
     const s = zeroForOne ? this.side01 : this.side10;
     if (s.liq.length === 0 || !(amountIn > 0)) return 0;
@@ -352,7 +353,7 @@ export class ClmmPool implements Pool {
     return Math.min(s.cumOut[lo] + Math.max(0, out), s.cumOut[hi]) * s.outKeep;
   }
 
-  private rawApproxIn(inputMint: string, amountOut: number): number {
+  protected rawApproxIn(inputMint: string, amountOut: number): number {
     const zeroForOne = this.direction(inputMint);
     const s = zeroForOne ? this.side01 : this.side10;
     if (s.liq.length === 0) return Infinity;
@@ -394,32 +395,5 @@ export class ClmmPool implements Pool {
     if (mint === this.mintA) return this.side10.cumOut[this.side10.cumOut.length - 1];
     if (mint === this.mintB) return this.side01.cumOut[this.side01.cumOut.length - 1];
     throw new Error(`mint ${mint} is not in pool ${this.address}`);
-  }
-
-  /** transfer fees of the input and output mints for a swap from `inputMint` */
-  private transferFees(inputMint: string): [EpochTransferFee | null, EpochTransferFee | null] {
-    return inputMint === this.mintA ? [this.transferFeeA, this.transferFeeB] : [this.transferFeeB, this.transferFeeA];
-  }
-
-  /** exact, what the user pays and receives: Token-2022 transfer fees applied around the swap */
-  quoteExactIn(inputMint: string, amountIn: bigint): HopQuote {
-    const [tIn, tOut] = this.transferFees(inputMint);
-    return exactInWithTransferFees(amountIn, tIn, tOut, (net) => this.rawExactIn(inputMint, net));
-  }
-
-  /** exact, what the user pays and receives: Token-2022 transfer fees applied around the swap */
-  quoteExactOut(inputMint: string, amountOut: bigint): HopQuote {
-    const [tIn, tOut] = this.transferFees(inputMint);
-    return exactOutWithTransferFees(amountOut, tIn, tOut, (gross) => this.rawExactOut(inputMint, gross));
-  }
-
-  approxOut(inputMint: string, amountIn: number): number {
-    const [tIn, tOut] = this.transferFees(inputMint);
-    return this.rawApproxOut(inputMint, amountIn * transferKeep(tIn)) * transferKeep(tOut);
-  }
-
-  approxIn(inputMint: string, amountOut: number): number {
-    const [tIn, tOut] = this.transferFees(inputMint);
-    return this.rawApproxIn(inputMint, amountOut / transferKeep(tOut)) / transferKeep(tIn);
   }
 }
