@@ -267,3 +267,12 @@ export function sized(amount: bigint, toward: boolean, gap: bigint): bigint {
   if (!toward) return amount / NOISE_SHRINK;
   return amount < gap ? amount : gap;
 }
+
+/** floor(sqrt(n)) for a bigint (LP supplies, as the programs mint them) */
+export function isqrt(n: bigint): bigint {
+  if (n < 2n) return n;
+  let x = BigInt(Math.floor(Math.sqrt(Number(n))));
+  while (x * x > n) x--;
+  while ((x + 1n) * (x + 1n) <= n) x++;
+  return x;
+}

@@ -15,7 +15,7 @@ import { createHash } from 'node:crypto';
 import { PublicKey } from '@solana/web3.js';
 import { base58Encode } from '../../../../../libs/solana/src/base58';
 import { encodeSerumMarket, serumVaultSignerNonce } from '../../../../../libs/solana/src/serum-market';
-import { buyA, cpGap, randomKey, sized, towards, type SimContext, type SimVault, type SwapDraw } from '../context';
+import { buyA, cpGap, randomKey, sized, towards, type SimContext, type SimVault, type SwapDraw, isqrt } from '../context';
 import type { Prng } from '../prng';
 import type { PlannedPool, SimPoolInfo, SimProgram, SimSwap } from './program';
 import { clampDepth } from './raydium-cpmm';
@@ -31,14 +31,6 @@ export interface SimAmmV4Pool {
   coin: SimVault;
   pc: SimVault;
   tiny: boolean;
-}
-
-function isqrt(n: bigint): bigint {
-  if (n < 2n) return n;
-  let x = BigInt(Math.floor(Math.sqrt(Number(n))));
-  while (x * x > n) x--;
-  while ((x + 1n) * (x + 1n) <= n) x++;
-  return x;
 }
 
 /** a key of the simulated market's order-book side, derived from the market address */

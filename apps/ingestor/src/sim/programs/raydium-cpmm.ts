@@ -17,7 +17,7 @@ import {
   type CpmmAmmConfig,
   type CpmmPoolState,
 } from '../../../../../libs/solana/src/raydium-cpmm';
-import { buyA, cpGap, pda, sized, towards, randomKey, raw, type SimContext, type SimVault, type SwapDraw } from '../context';
+import { buyA, cpGap, pda, sized, towards, randomKey, raw, type SimContext, type SimVault, type SwapDraw, isqrt } from '../context';
 import type { Prng } from '../prng';
 import type { PlannedPool, SimPoolInfo, SimProgram, SimSwap } from './program';
 
@@ -49,14 +49,6 @@ export interface SimPool {
   vault1: bigint;
   /** deliberately tiny liquidity */
   tiny: boolean;
-}
-
-function isqrt(n: bigint): bigint {
-  if (n < 2n) return n;
-  let x = BigInt(Math.floor(Math.sqrt(Number(n))));
-  while (x * x > n) x--;
-  while ((x + 1n) * (x + 1n) <= n) x++;
-  return x;
 }
 
 /** the deepest USD depth a side of this token can take without passing 1e17 raw */
