@@ -233,6 +233,49 @@ describe('stream e2e (all in one, embedded log)', () => {
     c.close();
   });
 
+  it('a slow reader whose outbound queue overflows is closed; the others keep their pushes', async () => {
+    // Loopback kernel buffers hold megabytes, so a real backlog takes minutes to build: the
+    // server-side queue size of ONE connection is reported as full instead (everything else,
+    // sockets and frames included, is real).
+    const slow = await client();
+    const fast = await client();
+    const pair = sol('6000000000');
+    for (const c of [slow, fast]) {
+      c.send({ op: 'subscribe', pairs: [pair] });
+      await c.next((m) => m.type === 'quote');
+    }
+    const slowPort = (slow.ws as any)._socket.localPort as number;
+    // the server's sockets come from the ws copy the Nest adapter loads
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const ServerWebSocket = require(require.resolve('ws', { paths: [path.dirname(require.resolve('@nestjs/platform-ws'))] })) as typeof WebSocket;
+    const proto = ServerWebSocket.prototype;
+    const desc = Object.getOwnPropertyDescriptor(proto, 'bufferedAmount')!;
+    Object.defineProperty(proto, 'bufferedAmount', {
+      configurable: true,
+      get(this: any) {
+        return this._socket?.remotePort === slowPort ? 1 << 30 : desc.get!.call(this);
+      },
+    });
+    try {
+      const closed = new Promise<number>((resolve, reject) => {
+        const t = setTimeout(() => reject(new Error('the slow reader was not closed within 5 s')), 5_000);
+        slow.ws.once('close', (code) => {
+          clearTimeout(t);
+          resolve(code);
+        });
+      });
+      const since = fast.messages.length;
+      await append(bumpSolUsdc(9_000_000_000n));
+      const pushed = await fast.next((m) => m.type === 'quote', 5_000, since);
+      expect(pushed.amount).toBe('6000000000');
+      // closed with 1008 and terminated at once (the close frame may not get through the backlog: 1006)
+      expect([1006, 1008]).toContain(await closed);
+    } finally {
+      Object.defineProperty(proto, 'bufferedAmount', desc);
+    }
+    fast.close();
+  });
+
   it('malformed frames get an error message and the connection stays usable', async () => {
     const c = await client();
     c.send('{not json');

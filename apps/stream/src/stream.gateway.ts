@@ -1,23 +1,26 @@
-import { Logger } from '@nestjs/common';
+import { Inject, Logger } from '@nestjs/common';
 import { ConnectedSocket, MessageBody, OnGatewayConnection, OnGatewayDisconnect, SubscribeMessage, WebSocketGateway } from '@nestjs/websockets';
 import type { WebSocket } from 'ws';
 import { EVENTS } from './protocol';
 import type { StreamConnection } from './hub';
 import { StreamService } from './stream.service';
-
-/** Outbound bytes a connection may have queued before it counts as a slow reader and is dropped. */
-export const MAX_BUFFERED_BYTES = Number(process.env.STREAM_MAX_BUFFERED_BYTES ?? 1_048_576);
+import { APP_CONFIG } from '../../../libs/config/src/config.module';
+import type { AppConfig } from '../../../libs/config/src/config';
 
 let nextId = 1;
 
 class WsConnection implements StreamConnection {
   readonly id = nextId++;
   private dropped = false;
-  constructor(readonly socket: WebSocket) {}
+  /** @param maxBuffered outbound bytes the socket may have queued before it counts as a slow reader */
+  constructor(
+    readonly socket: WebSocket,
+    private readonly maxBuffered: number,
+  ) {}
 
   send(message: object): boolean {
     if (this.dropped || this.socket.readyState !== this.socket.OPEN) return false;
-    if (this.socket.bufferedAmount > MAX_BUFFERED_BYTES) {
+    if (this.socket.bufferedAmount > this.maxBuffered) {
       this.dropped = true;
       this.socket.close(1008, 'outbound queue overflow: reconnect and resubscribe');
       this.socket.terminate();
@@ -33,10 +36,13 @@ export class StreamGateway implements OnGatewayConnection, OnGatewayDisconnect {
   private readonly logger = new Logger('stream');
   private readonly conns = new WeakMap<WebSocket, WsConnection>();
 
-  constructor(private readonly stream: StreamService) {}
+  constructor(
+    private readonly stream: StreamService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
   handleConnection(socket: WebSocket): void {
-    const conn = new WsConnection(socket);
+    const conn = new WsConnection(socket, this.config.streamMaxBufferedBytes);
     this.conns.set(socket, conn);
     this.stream.hub.connect(conn);
   }

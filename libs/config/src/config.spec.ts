@@ -15,6 +15,8 @@ describe('loadConfig', () => {
     [{ LOG_DRIVER: 'redis' }, /LOG_DRIVER must be one of/],
     [{ INGEST_SOURCE: 'file' }, /INGEST_FILE/],
     [{ MAX_HOPS: '6' }, /MAX_HOPS/],
+    [{ STREAM_MAX_BUFFERED_BYTES: '0' }, /STREAM_MAX_BUFFERED_BYTES/],
+    [{ STREAM_MAX_BUFFERED_BYTES: '1mb' }, /STREAM_MAX_BUFFERED_BYTES/],
     [{ LOG_DRIVER: 'kafka', KAFKA_BROKERS: ' , ' }, /KAFKA_BROKERS/],
   ])('rejects %j clearly', (env, msg) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
@@ -37,6 +39,11 @@ describe('loadConfig', () => {
   ])('rejects PRICE_STABLECOINS %j clearly', (env, msg) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(msg);
+  });
+
+  it('reads STREAM_MAX_BUFFERED_BYTES (default 1 MiB)', () => {
+    expect(loadConfig({}).streamMaxBufferedBytes).toBe(1_048_576);
+    expect(loadConfig({ STREAM_MAX_BUFFERED_BYTES: '4096' }).streamMaxBufferedBytes).toBe(4096);
   });
 
   it('reads the kafka brokers list', () => {

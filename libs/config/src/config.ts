@@ -42,6 +42,8 @@ export interface AppConfig {
   feeRoutes: 'all' | 'multi-hop';
   /** COMPUTE_UNIT_PRICE: priority fee in micro-lamports per compute unit (0 = no SetComputeUnitPrice) */
   computeUnitPriceMicroLamports: number;
+  /** STREAM_MAX_BUFFERED_BYTES: outbound bytes a WebSocket may have queued before it is dropped as a slow reader */
+  streamMaxBufferedBytes: number;
 }
 
 export class ConfigError extends Error {
@@ -113,6 +115,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     ingestRecordFile: env.INGEST_RECORD_FILE && env.INGEST_RECORD_FILE !== '' ? env.INGEST_RECORD_FILE : null,
     maxHops: int(env, 'MAX_HOPS', 5, 1, 5),
     priceStablecoins: stablecoins(env),
+    streamMaxBufferedBytes: int(env, 'STREAM_MAX_BUFFERED_BYTES', 1_048_576, 1, 1 << 30),
     ...chainSettings(env),
   };
 }
