@@ -23,6 +23,7 @@ import { useStreamWsAdapter } from '../apps/stream/src/ws-adapter';
 import { loadConfig } from '../libs/config/src/config';
 import { APP_CONFIG } from '../libs/config/src/config.module';
 import { encodePoolUpdate, type PoolUpdate } from '../libs/contracts/src/pool-update';
+import { decodeQuotesChanged, tupleKey } from '../libs/contracts/src/stream';
 import { TOPICS } from '../libs/contracts/src/topics';
 import { EmbeddedLog } from '../libs/log/src/embedded/embedded-log';
 import { MINTS } from '../libs/solana/src/programs';
@@ -197,25 +198,32 @@ describe('stream e2e (all in one, embedded log)', () => {
     c.close();
   });
 
-  it('two clients sharing a tuple both get the push; the router computes it once', async () => {
+  it('two clients sharing a tuple both get the push; the router computes and writes it once', async () => {
     const a = await client();
     const b = await client();
     const pair = sol('4000000000');
+    const key = tupleKey(pair);
+    const records = async (topic: string) => (await log.read(topic, 'beginning', 1_000_000)).filter((r) => r.key === key);
     a.send({ op: 'subscribe', pairs: [pair] });
     await a.next((m) => m.type === 'quote');
     b.send({ op: 'subscribe', pairs: [pair] });
     const bFirst = await b.next((m) => m.type === 'quote'); // the cached quote, at once
     expect(bFirst.amount).toBe('4000000000');
-    const svc = app.get(InterestService);
-    const tuplesBefore = svc.stats().tuples;
+    expect(await b.next((m) => m.type === 'subscribed')).toEqual({ type: 'subscribed', count: 1 });
+    // one interest record and one quote for the tuple, whatever the number of connections
+    expect((await records(TOPICS.quoteInterest)).map((r) => JSON.parse(r.value.toString()).op)).toEqual(['add']);
+    expect(await records(TOPICS.quotesChanged)).toHaveLength(1);
     const [sa, sb] = [a.messages.length, b.messages.length];
-    const r0 = svc.stats().recomputes;
     await append(bumpSolUsdc(3_000_000_000n));
     const [pa, pb] = await Promise.all([a.next((m) => m.type === 'quote', 5_000, sa), b.next((m) => m.type === 'quote', 5_000, sb)]);
     expect(pa).toEqual(pb);
-    // one recompute per live tuple for this burst, whatever the number of connections holding it
-    expect(svc.stats().recomputes - r0).toBeLessThanOrEqual(tuplesBefore);
-    expect(svc.stats().tuples).toBe(tuplesBefore);
+    expect(BigInt(pa.amountOut)).toBeGreaterThan(BigInt(bFirst.amountOut));
+    await pause(150); // anything else for this burst would have come by now
+    const changed = (await records(TOPICS.quotesChanged)).map((r) => decodeQuotesChanged(r.value));
+    // every record of the tuple reached each client once: one computation serves both
+    const quotesOf = (c: Client) => c.messages.filter((m) => m.type === 'quote' && m.amount === pair.amount).map((m) => m.amountOut);
+    expect(changed.map((q) => q.amountOut)).toEqual(quotesOf(a));
+    expect(quotesOf(b)).toEqual(quotesOf(a));
     a.close();
     b.close();
   });

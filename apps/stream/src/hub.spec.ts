@@ -111,4 +111,38 @@ describe('StreamHub', () => {
     expect(b.sent).toHaveLength(1);
     expect(hub.stats().connections).toBe(1);
   });
+
+  it('a connection dropped by its first cached quote holds nothing afterwards (no leaked interest)', () => {
+    const a = new FakeConn();
+    const b = new FakeConn();
+    hub.connect(a);
+    hub.connect(b);
+    hub.subscribe(a, [pair('1'), pair('2')]);
+    hub.onQuote(quote('10', { tuple: pair('1') }));
+    b.open = false; // its queue is full: the first cached quote fails
+    hub.subscribe(b, [pair('1'), pair('3'), pair('4')]);
+    expect(hub.stats()).toEqual({ connections: 1, tuples: 2, subscriptions: 2 });
+    expect(interest.filter(([op]) => op === 'add').map(([, amount]) => amount)).toEqual(['1', '2']);
+    hub.disconnect(a);
+    expect(hub.stats()).toEqual({ connections: 0, tuples: 0, subscriptions: 0 });
+  });
+
+  it('identical means same amountOut, priceImpactBps and hops (and amountIn for ExactOut)', () => {
+    const a = new FakeConn();
+    hub.connect(a);
+    hub.subscribe(a, [pair('1000', true), pair('1000', false)]);
+    // ExactIn: an input a unit short (a budget-style hop keeps it back) is not a change
+    hub.onQuote(quote('10', { amountIn: '1000' }));
+    hub.onQuote(quote('10', { amountIn: '999', slot: 6 }));
+    // ExactOut: the input is the number that moves
+    const out = (amountIn: string, slot: number) => quote('1000', { tuple: pair('1000', false), amountIn, slot });
+    hub.onQuote(out('7', 5));
+    hub.onQuote(out('7', 6));
+    hub.onQuote(out('8', 7));
+    expect(a.sent.map((m) => [m.exactIn, m.amountIn, m.slot])).toEqual([
+      [true, '1000', 5],
+      [false, '7', 5],
+      [false, '8', 7],
+    ]);
+  });
 });

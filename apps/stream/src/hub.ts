@@ -1,4 +1,4 @@
-import { parseTuple, tupleKey, type QuoteTuple, type QuotesChanged } from '../../../libs/contracts/src/stream';
+import { parseTuple, quoteFingerprint, tupleKey, type QuoteTuple, type QuotesChanged } from '../../../libs/contracts/src/stream';
 
 /**
  * The stream's state, plain TypeScript: connections, their subscriptions, the last quote per
@@ -32,10 +32,6 @@ interface ConnState {
 }
 
 export type InterestListener = (op: 'add' | 'remove', tuple: QuoteTuple) => void;
-
-function fingerprint(q: QuotesChanged): string {
-  return q.error !== undefined ? `error:${q.error}` : `${q.amountOut}|${q.amountIn}|${q.priceImpactBps}|${q.hops}`;
-}
 
 /** The quote event of the API (section 6), plus `exactIn` and `amountIn` so ExactOut tuples are unambiguous. */
 export function quoteMessage(q: QuotesChanged): object {
@@ -93,7 +89,11 @@ export class StreamHub {
         this.onInterest('add', tuple);
       }
       t.conns.add(conn);
-      if (t.last) this.deliver(conn, state, key, t.last);
+      if (t.last) {
+        this.deliver(conn, state, key, t.last);
+        // the first quote found the connection's queue full: it was dropped, stop here
+        if (this.conns.get(conn) !== state) return { count, errors: [] };
+      }
     }
     const errors =
       limited > 0 ? [`subscription limit reached: at most ${this.maxPerConnection} pairs per connection; ${limited} pair(s) rejected`] : [];
@@ -146,7 +146,7 @@ export class StreamHub {
   }
 
   private deliver(conn: StreamConnection, state: ConnState, key: string, q: QuotesChanged): void {
-    const fp = fingerprint(q);
+    const fp = quoteFingerprint(q);
     if (state.lastSent.get(key) === fp) return;
     state.lastSent.set(key, fp);
     if (!conn.send(quoteMessage(q))) this.disconnect(conn);

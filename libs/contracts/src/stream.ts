@@ -117,3 +117,15 @@ export function decodeQuotesChanged(value: Buffer): QuotesChanged {
   if (typeof o.error === 'string') out.error = o.error;
   return out;
 }
+
+/**
+ * What makes a quote of a tuple "changed" (API §6: `amountOut`, `priceImpactBps` or `hops`):
+ * two quotes with the same fingerprint are identical and the second is not sent. For ExactOut
+ * tuples the output is the subscribed amount and the number that moves is `amountIn`, so it
+ * counts too; a tuple that cannot be quoted is identified by its error text.
+ */
+export function quoteFingerprint(q: QuotesChanged): string {
+  if (q.error !== undefined) return `error:${q.error}`;
+  const base = `${q.amountOut}|${q.priceImpactBps}|${q.hops}`;
+  return q.tuple.exactIn ? base : `${base}|${q.amountIn}`;
+}

@@ -1,6 +1,6 @@
 import { MINTS } from '../../../../libs/solana/src/programs';
 import { tupleKey, type QuoteTuple } from '../../../../libs/contracts/src/stream';
-import { InterestRegistry } from './interest-registry';
+import { InterestRegistry, MAX_INTEREST_TTL_MS } from './interest-registry';
 
 const t = (amount: string): QuoteTuple => ({ in: MINTS.SOL, out: MINTS.USDC, amount, exactIn: true });
 
@@ -36,5 +36,12 @@ describe('InterestRegistry', () => {
     expect(r.expire(20_000)).toEqual([]);
     expect(r.has(tupleKey(t('1')))).toBe(true);
     expect(r.expire(25_001)).toEqual([t('1')]);
+  });
+
+  it('a lease never holds longer than MAX_INTEREST_TTL_MS (what a restarting router reads back)', () => {
+    const r = new InterestRegistry(15_000);
+    r.apply({ op: 'lease', instance: 'a', tuples: [t('1')], ttlMs: 3_600_000 }, 0);
+    expect(r.expire(MAX_INTEREST_TTL_MS)).toEqual([]);
+    expect(r.expire(MAX_INTEREST_TTL_MS + 1)).toEqual([t('1')]);
   });
 });

@@ -12,6 +12,11 @@ import { tupleKey, type QuoteInterest, type QuoteTuple } from '../../../../libs/
 
 /** how long an `add` holds without a lease (the stream leases every 5 s with a 15 s ttl) */
 export const DEFAULT_INTEREST_TTL_MS = 15_000;
+/**
+ * the longest a lease holds, whatever its record asks: a restarting router reads only the
+ * records of the last MAX_INTEREST_TTL_MS (plus a margin), so a longer hold would not survive it
+ */
+export const MAX_INTEREST_TTL_MS = 60_000;
 
 export interface InterestChange {
   /** tuples that got their first holder */
@@ -45,7 +50,7 @@ export class InterestRegistry {
       return change;
     }
     const tuples = i.op === 'lease' ? i.tuples : [i.tuple];
-    const expiry = atMs + (i.op === 'lease' ? i.ttlMs : this.defaultTtlMs);
+    const expiry = atMs + Math.min(MAX_INTEREST_TTL_MS, i.op === 'lease' ? i.ttlMs : this.defaultTtlMs);
     for (const tuple of tuples) {
       const key = tupleKey(tuple);
       let h = this.held.get(key);

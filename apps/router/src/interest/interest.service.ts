@@ -1,73 +1,82 @@
 /**
  * The router's side of the live stream: it reads `quote-interest` (what the stream instances'
  * clients subscribed to), computes each live tuple's quote once — however many connections and
- * stream instances hold it — and writes `quotes-changed` when the quote is first wanted and
- * whenever its amountOut / amountIn, priceImpactBps, hops or error changes.
+ * stream instances hold it — and writes `quotes-changed` when the quote is first wanted (or a
+ * new stream instance starts to hold it) and whenever it changed (see quoteFingerprint).
  *
- * Recomputation is driven by the projection: after each applied batch of pool-updates, the
- * tuples whose candidate pools changed are marked dirty (all tuples when the token graph's
- * shape changed), and a burst is coalesced into one recompute after DEBOUNCE_MS. A tuple's
- * dependency set is the pools of its candidate paths (the route search's own candidates) plus
- * the pools of its current route, refreshed on every full search. A full route search runs on
- * first interest, on a topology change, and at least every RESEARCH_MS while the tuple's pools
- * change; in between, a single-path route is re-evaluated with exact integer math on the
- * current pools (microseconds instead of a search), so a push is always an exact quote of the
- * current state, and the route it follows is at most RESEARCH_MS old.
+ * Work per tuple, driven by the projection's pool changes (ProjectionService.onPoolsChanged):
+ *   - a full route search (findBestRoute, split routes included) on first interest, when the
+ *     current route broke (a pool left the graph or cannot fill its part), and in the background
+ *     when a pool on one of its candidate paths changed or the graph's shape changed. Background
+ *     searches are served oldest request first in short slices that take at most about a third
+ *     of the time, so their cost is bounded whatever the rate of pool changes;
+ *   - a replay of its current route (replayRoute: the same pools and flow division, exact
+ *     integer math on the current pools; a few pool quotes) when a pool of that route changed,
+ *     after the debounce: a burst of changes within DEBOUNCE_MS is one replay.
+ * So every push is an exact quote of the current state along a route no older than its last
+ * search, pushes follow pool changes within the debounce plus the replay time, and the cost of a
+ * pool update is proportional to the tuples whose route uses that pool, not to all tuples.
  *
- * Restart: the subscription starts at the beginning of `quote-interest`; holdings expire by
- * the records' append times (leases every 5 s, ttl 15 s), so after catching up only the live
- * interest remains and gets its quotes.
+ * Indexes: pool address → tuples whose current route uses it (replay) and → tuples whose
+ * candidate paths use it (background search); refreshed on every search.
+ *
+ * Restart: holdings expire by their records' append times (the stream leases every 5 s for
+ * 15 s; no hold outlives MAX_INTEREST_TTL_MS), so the subscription starts at the first record of
+ * the last INTEREST_REPLAY_MS (positionsSince: a binary search by append time), not at the
+ * beginning of the topic; after catching up only the live interest remains and gets its quotes.
  */
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { PoolQuoteError, type Pool } from '../../../../libs/amm/src/pool';
-import { evaluatePath, findCandidatePaths, RouteError } from '../../../../libs/amm/src/routing/route-search';
+import { PoolQuoteError } from '../../../../libs/amm/src/pool';
+import { findBestRoute, findCandidatePaths, RouteError, type Route, type SwapMode } from '../../../../libs/amm/src/routing/route-search';
 import type { AppConfig } from '../../../../libs/config/src/config';
 import { APP_CONFIG } from '../../../../libs/config/src/config.module';
 import { ContractError } from '../../../../libs/contracts/src/errors';
-import { decodeQuoteInterest, encodeQuotesChanged, tupleKey, type QuotesChanged, type QuoteTuple } from '../../../../libs/contracts/src/stream';
+import { decodeQuoteInterest, encodeQuotesChanged, quoteFingerprint, tupleKey, type QuotesChanged, type QuoteTuple } from '../../../../libs/contracts/src/stream';
 import { TOPICS } from '../../../../libs/contracts/src/topics';
 import { LOG_PORT, type LogPort, type LogRecord, type Subscription } from '../../../../libs/log/src/log.port';
 import { ProjectionService } from '../projection/projection.service';
-import { computeQuote } from '../quote/quote.service';
-import { buildQuoteResponse, type QuoteResponse } from '../quote/quote-response';
-import { DEFAULT_INTEREST_TTL_MS, InterestRegistry, type InterestChange } from './interest-registry';
+import { buildQuoteResponse } from '../quote/quote-response';
+import { DEFAULT_INTEREST_TTL_MS, InterestRegistry, MAX_INTEREST_TTL_MS, type InterestChange } from './interest-registry';
+import { positionsSince } from './interest-window';
+import { PoolGoneError, replayRoute } from './route-replay';
 
 /** bursts of pool changes are coalesced into one recompute after this long */
 export const DEBOUNCE_MS = 50;
+/** a restarting router reads back the interest records of this last stretch of time */
+export const INTEREST_REPLAY_MS = MAX_INTEREST_TTL_MS + 5_000;
 /** how often expired holdings are swept */
 const SWEEP_MS = 1_000;
-/** a tuple's best route is searched again at least this often while its pools change */
-export const RESEARCH_MS = 1_000;
-/** longest run of recomputes before the event loop gets a turn (appends, sockets) */
+/** longest run of first searches / replays before the event loop gets a turn (appends, sockets) */
 const SLICE_MS = 10;
+/** background searches: at most this long per slice, then at least SEARCH_PAUSE_MS of other work */
+const SEARCH_SLICE_MS = 5;
+const SEARCH_PAUSE_MS = 10;
 
 interface Watched {
   tuple: QuoteTuple;
   key: string;
-  deps: Set<string>;
+  amount: bigint;
+  mode: SwapMode;
+  /** the route of the last search; undefined when the tuple cannot be quoted */
+  route?: Route;
+  /** pools of `route` */
+  routeDeps: Set<string>;
+  /** pools of the candidate paths of the last search */
+  candDeps: Set<string>;
   last?: QuotesChanged;
-  /** the current route when it is a single path (re-evaluated exactly between searches) */
-  path?: { pools: string[]; mints: string[] };
-  /** wall time of the last full route search */
-  searchedAt: number;
 }
 
 export interface InterestStats {
+  /** live tuples (the union over all stream instances) */
   tuples: number;
+  /** searches + replays */
   recomputes: number;
+  searches: number;
+  replays: number;
   published: number;
   rejected: number;
-}
-
-/** a fixed offset in [0, RESEARCH_MS / 2) per tuple key */
-function stagger(key: string): number {
-  let h = 0;
-  for (let i = 0; i < key.length; i++) h = (h * 31 + key.charCodeAt(i)) | 0;
-  return (h >>> 0) % (RESEARCH_MS / 2);
-}
-
-function fingerprint(q: QuotesChanged): string {
-  return q.error !== undefined ? `error:${q.error}` : `${q.amountOut}|${q.amountIn}|${q.priceImpactBps}|${q.hops}`;
+  /** tuples waiting for a background search */
+  pendingSearches: number;
 }
 
 @Injectable()
@@ -75,17 +84,27 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('InterestService');
   private readonly registry = new InterestRegistry();
   private readonly watched = new Map<string, Watched>();
-  /** pool address → keys of the tuples that depend on it */
-  private readonly byPool = new Map<string, Set<string>>();
-  private readonly dirty = new Set<string>();
-  /** tuples whose current quote must be published even if unchanged (a new holder) */
+  /** pool address → keys of the tuples whose current route uses it */
+  private readonly byRoutePool = new Map<string, Set<string>>();
+  /** pool address → keys of the tuples whose candidate paths use it */
+  private readonly byCandidatePool = new Map<string, Set<string>>();
+  /** full search now: first interest, broken route */
+  private readonly urgent = new Set<string>();
+  /** replay once the debounce is over */
+  private readonly replays = new Set<string>();
+  private replayDue: number | null = null;
+  /** background searches, oldest request first */
+  private readonly searches = new Set<string>();
+  private lastSearchSlice = 0;
+  /** tuples whose quote must be published even if unchanged (a new holder) */
   private readonly announce = new Set<string>();
   private topology = -1;
   private timer: NodeJS.Timeout | null = null;
+  private timerAt = Infinity;
   private sweeper: NodeJS.Timeout | null = null;
   private subscription: Subscription | null = null;
   private publishing: Promise<unknown> = Promise.resolve();
-  private readonly counters: InterestStats = { tuples: 0, recomputes: 0, published: 0, rejected: 0 };
+  private readonly counters = { searches: 0, replays: 0, published: 0, rejected: 0 };
   private closed = false;
 
   constructor(
@@ -98,15 +117,16 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     await this.log.ensureTopic(TOPICS.quoteInterest);
     await this.log.ensureTopic(TOPICS.quotesChanged);
     this.projections.onPoolsChanged((changed) => this.onPoolsChanged(changed));
+    const from = await positionsSince(this.log, TOPICS.quoteInterest, Date.now() - INTEREST_REPLAY_MS);
     this.subscription = await this.log.subscribe(
       TOPICS.quoteInterest,
-      { from: 'beginning', maxBatch: 2000, onError: (e) => this.logger.error(`quote-interest subscription stopped: ${e.message}`) },
+      { from, maxBatch: 2000, onError: (e) => this.logger.error(`quote-interest subscription stopped: ${e.message}`) },
       (records) => this.onInterest(records),
     );
     this.sweeper = setInterval(() => this.sweep(Date.now()), SWEEP_MS);
     this.sweeper.unref();
     // quotes wanted before the projection caught up are computed once it has
-    void this.projections.whenReady().then(() => this.schedule(0));
+    void this.projections.whenReady().then(() => this.schedule(Date.now()));
   }
 
   async onModuleDestroy(): Promise<void> {
@@ -120,7 +140,8 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
   }
 
   stats(): InterestStats {
-    return { ...this.counters, tuples: this.watched.size };
+    const c = this.counters;
+    return { tuples: this.watched.size, recomputes: c.searches + c.replays, ...c, pendingSearches: this.searches.size };
   }
 
   // ---- interest ----
@@ -142,17 +163,24 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     for (const t of change.removed) this.unwatch(tupleKey(t));
     // catching up (records older than a lease): holdings that lapsed must not cost a quote
     if (stale) for (const t of this.registry.expire(now)) this.unwatch(tupleKey(t));
-    let urgent = false;
+    const again: QuotesChanged[] = [];
     for (const t of [...change.added, ...change.joined]) {
       const key = tupleKey(t);
       if (!this.registry.has(key)) continue;
-      if (!this.watched.has(key)) this.watched.set(key, { tuple: t, key, deps: new Set(), searchedAt: 0 });
-      this.dirty.add(key);
-      this.announce.add(key);
-      urgent = true;
+      const w = this.watched.get(key);
+      if (!w) {
+        this.watched.set(key, { tuple: t, key, amount: BigInt(t.amount), mode: t.exactIn ? 'ExactIn' : 'ExactOut', routeDeps: new Set(), candDeps: new Set() });
+        this.urgent.add(key);
+        this.announce.add(key);
+      } else if (w.last !== undefined && !this.urgent.has(key)) {
+        // another stream instance holds it now: it needs the current quote (a pending replay
+        // publishes what changed since)
+        again.push(w.last);
+      } else this.announce.add(key);
     }
+    if (again.length > 0) this.publish(again);
     // a first quote is wanted now: no debounce
-    if (urgent) this.schedule(0);
+    if (this.urgent.size > 0) this.schedule(Date.now());
   }
 
   private sweep(nowMs: number): void {
@@ -163,9 +191,12 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     const w = this.watched.get(key);
     if (!w) return;
     this.watched.delete(key);
-    this.dirty.delete(key);
+    this.urgent.delete(key);
+    this.replays.delete(key);
+    this.searches.delete(key);
     this.announce.delete(key);
-    this.setDeps(w, new Set());
+    this.index(this.byRoutePool, key, w.routeDeps, new Set());
+    this.index(this.byCandidatePool, key, w.candDeps, new Set());
   }
 
   // ---- pool changes ----
@@ -174,129 +205,152 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     if (this.watched.size === 0) return;
     const topology = this.projections.projection.topologyVersion;
     if (topology !== this.topology) {
-      // the graph's shape changed: any tuple may have a new best path
-      for (const key of this.watched.keys()) this.dirty.add(key);
-    } else {
-      for (const pool of changed) {
-        const keys = this.byPool.get(pool);
-        if (keys) for (const k of keys) this.dirty.add(k);
-      }
+      // the graph's shape changed: any tuple may have a new best route
+      this.topology = topology;
+      for (const key of this.watched.keys()) if (!this.urgent.has(key)) this.searches.add(key);
     }
-    if (this.dirty.size > 0) this.schedule(DEBOUNCE_MS);
+    for (const pool of changed) {
+      const onRoute = this.byRoutePool.get(pool);
+      if (onRoute) for (const k of onRoute) this.replays.add(k);
+      const onCandidate = this.byCandidatePool.get(pool);
+      if (onCandidate) for (const k of onCandidate) this.searches.add(k);
+    }
+    const now = Date.now();
+    if (this.replays.size > 0 && this.replayDue === null) this.replayDue = now + DEBOUNCE_MS;
+    if (this.replayDue !== null) this.schedule(this.replayDue);
+    if (this.searches.size > 0) this.schedule(now + DEBOUNCE_MS);
   }
 
-  private schedule(delayMs: number): void {
+  /** run flush at `at` (Unix ms) at the latest */
+  private schedule(at: number): void {
     if (this.closed) return;
     if (this.timer) {
-      if (delayMs > 0) return; // a recompute is already coming
+      if (this.timerAt <= at) return;
       clearTimeout(this.timer);
     }
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      this.flush();
-    }, delayMs);
+    this.timerAt = at;
+    this.timer = setTimeout(
+      () => {
+        this.timer = null;
+        this.timerAt = Infinity;
+        this.flush();
+      },
+      Math.max(0, at - Date.now()),
+    );
   }
 
   /**
-   * Recompute the dirty tuples on the current projection and publish what changed. Runs in
-   * slices of about SLICE_MS so that appends and sockets are served in between; a tuple made
-   * dirty again meanwhile is recomputed once, on the state of its turn.
+   * One slice of work on the current projection, then publish what changed: first searches,
+   * then replays (once the debounce is over), then background searches within their share.
    */
   flush(): void {
-    if (this.closed || !this.projections.isReady || this.dirty.size === 0) return;
-    const projection = this.projections.projection;
-    const topology = projection.topologyVersion;
-    const topologyChanged = topology !== this.topology;
-    this.topology = topology;
-    if (topologyChanged) for (const w of this.watched.values()) w.searchedAt = 0;
+    if (this.closed || !this.projections.isReady) return;
+    this.topology = this.projections.projection.topologyVersion;
     const out: QuotesChanged[] = [];
     const started = Date.now();
-    for (const key of this.dirty) {
-      this.dirty.delete(key);
-      const w = this.watched.get(key);
-      if (!w) continue;
-      const q = this.compute(w, started);
-      this.counters.recomputes++;
-      const announce = this.announce.delete(key);
-      if (announce || w.last === undefined || fingerprint(w.last) !== fingerprint(q)) out.push(q);
+    const emit = (w: Watched, q: QuotesChanged): void => {
+      const announce = this.announce.delete(w.key);
+      if (announce || w.last === undefined || quoteFingerprint(w.last) !== quoteFingerprint(q)) out.push(q);
       w.last = q;
+    };
+    for (const key of this.urgent) {
       if (Date.now() - started >= SLICE_MS) break;
+      this.urgent.delete(key);
+      const w = this.watched.get(key);
+      if (w) emit(w, this.search(w));
+    }
+    if (this.replayDue !== null && started >= this.replayDue) {
+      for (const key of this.replays) {
+        if (Date.now() - started >= SLICE_MS) break;
+        this.replays.delete(key);
+        const w = this.watched.get(key);
+        if (w) emit(w, this.replay(w));
+      }
+      if (this.replays.size === 0) this.replayDue = null;
+    }
+    const searchFrom = Date.now();
+    if (this.searches.size > 0 && searchFrom - this.lastSearchSlice >= SEARCH_PAUSE_MS && searchFrom - started < SLICE_MS) {
+      for (const key of this.searches) {
+        if (Date.now() - searchFrom >= SEARCH_SLICE_MS) break;
+        this.searches.delete(key);
+        const w = this.watched.get(key);
+        if (w) emit(w, this.search(w));
+      }
+      this.lastSearchSlice = Date.now();
     }
     if (out.length > 0) this.publish(out);
-    if (this.dirty.size > 0 && !this.timer) {
-      this.timer = setTimeout(() => {
-        this.timer = null;
-        this.flush();
-      }, 0);
-    }
+    const now = Date.now();
+    if (this.urgent.size > 0) this.schedule(now);
+    if (this.replays.size > 0) this.schedule(this.replayDue ?? now);
+    if (this.searches.size > 0) this.schedule(this.lastSearchSlice + SEARCH_PAUSE_MS);
   }
 
-  private compute(w: Watched, now: number): QuotesChanged {
+  /** a full route search; refreshes the tuple's route and both pool indexes */
+  private search(w: Watched): QuotesChanged {
+    this.counters.searches++;
+    this.replays.delete(w.key);
+    this.searches.delete(w.key);
     const projection = this.projections.projection;
-    const t = w.tuple;
-    const mode = t.exactIn ? 'ExactIn' : 'ExactOut';
-    const amount = BigInt(t.amount);
-    // between searches, a single-path route is re-evaluated exactly on the current pools
-    if (w.path && now - w.searchedAt < RESEARCH_MS) {
-      const pools = w.path.pools.map((a) => projection.pool(a));
-      if (pools.every((p): p is Pool => p !== undefined)) {
-        try {
-          const route = evaluatePath({ pools, mints: w.path.mints }, mode, amount);
-          const r = buildQuoteResponse(route, { slippageBps: 0, contextSlot: projection.slot, logPosition: projection.positions });
-          return this.changedOf(t, r);
-        } catch (e) {
-          if (!(e instanceof PoolQuoteError)) throw e;
-          // the route cannot carry the amount any more: search again
-        }
-      }
-    }
-    const deps = new Set<string>();
+    const req = { inputMint: w.tuple.in, outputMint: w.tuple.out, amount: w.amount, mode: w.mode, maxHops: this.config.maxHops };
+    const cand = new Set<string>();
     try {
-      for (const c of findCandidatePaths(projection, { inputMint: t.in, outputMint: t.out, amount, mode, maxHops: this.config.maxHops })) {
-        for (const p of c.pools) deps.add(p.address);
-      }
+      for (const c of findCandidatePaths(projection, req)) for (const p of c.pools) cand.add(p.address);
     } catch (e) {
       if (!(e instanceof RouteError)) throw e;
     }
     let q: QuotesChanged;
-    // staggered per tuple so that the periodic searches of many tuples do not come in one burst
-    w.searchedAt = now - stagger(w.key);
-    w.path = undefined;
     try {
-      const r = computeQuote(projection, { inputMint: t.in, outputMint: t.out, amount, swapMode: mode, slippageBps: 0 }, this.config.maxHops);
-      for (const h of r.routes) deps.add(h.poolAddress);
-      if (r.routes.length === r.hopCount && r.routes.every((h) => h.percent === 100)) {
-        w.path = { pools: r.routes.map((h) => h.poolAddress), mints: r.routePath };
-      }
-      q = this.changedOf(t, r);
+      w.route = findBestRoute(projection, req);
+      q = this.quoteOf(w, w.route);
     } catch (e) {
       if (!(e instanceof RouteError)) throw e;
-      q = { tuple: t, amountOut: '0', amountIn: '0', priceImpactBps: 0, hops: 0, slot: projection.slot, error: e.message };
+      w.route = undefined;
+      q = { tuple: w.tuple, amountOut: '0', amountIn: '0', priceImpactBps: 0, hops: 0, slot: projection.slot, error: e.message };
     }
-    this.setDeps(w, deps);
+    const routeDeps = new Set(w.route ? w.route.hops.map((h) => h.pool.address) : []);
+    // a route pool's change is a replay; its candidate entry would only add a search
+    for (const d of routeDeps) cand.delete(d);
+    this.index(this.byRoutePool, w.key, w.routeDeps, routeDeps);
+    this.index(this.byCandidatePool, w.key, w.candDeps, cand);
+    w.routeDeps = routeDeps;
+    w.candDeps = cand;
     return q;
   }
 
-  private changedOf(t: QuoteTuple, r: QuoteResponse): QuotesChanged {
-    return { tuple: t, amountOut: r.amountOut, amountIn: r.amountIn, priceImpactBps: r.priceImpactBps, hops: r.hopCount, slot: r.contextSlot };
+  /** the current route re-priced exactly on the current pools; a search when it broke */
+  private replay(w: Watched): QuotesChanged {
+    if (!w.route) return this.search(w);
+    this.counters.replays++;
+    const projection = this.projections.projection;
+    try {
+      return this.quoteOf(w, replayRoute(w.route, w.amount, (a) => projection.pool(a)));
+    } catch (e) {
+      if (!(e instanceof PoolQuoteError) && !(e instanceof PoolGoneError)) throw e;
+      return this.search(w);
+    }
   }
 
-  private setDeps(w: Watched, next: Set<string>): void {
-    for (const d of w.deps) {
+  private quoteOf(w: Watched, route: Route): QuotesChanged {
+    const projection = this.projections.projection;
+    const r = buildQuoteResponse(route, { slippageBps: 0, contextSlot: projection.slot, logPosition: {} });
+    return { tuple: w.tuple, amountOut: r.amountOut, amountIn: r.amountIn, priceImpactBps: r.priceImpactBps, hops: r.hopCount, slot: r.contextSlot };
+  }
+
+  private index(idx: Map<string, Set<string>>, key: string, prev: ReadonlySet<string>, next: ReadonlySet<string>): void {
+    for (const d of prev) {
       if (next.has(d)) continue;
-      const s = this.byPool.get(d);
+      const s = idx.get(d);
       if (s) {
-        s.delete(w.key);
-        if (s.size === 0) this.byPool.delete(d);
+        s.delete(key);
+        if (s.size === 0) idx.delete(d);
       }
     }
     for (const d of next) {
-      if (w.deps.has(d)) continue;
-      let s = this.byPool.get(d);
-      if (!s) this.byPool.set(d, (s = new Set()));
-      s.add(w.key);
+      if (prev.has(d)) continue;
+      let s = idx.get(d);
+      if (!s) idx.set(d, (s = new Set()));
+      s.add(key);
     }
-    w.deps = next;
   }
 
   private publish(quotes: QuotesChanged[]): void {

@@ -1,0 +1,116 @@
+import fc from 'fast-check';
+import { SimMarket } from '../../../ingestor/src/sim/market';
+import { encodePoolUpdate, type PoolUpdate } from '../../../../libs/contracts/src/pool-update';
+import { evaluatePath, findBestRoute, RouteError, type Route, type SwapMode } from '../../../../libs/amm/src/routing/route-search';
+import { PoolQuoteError } from '../../../../libs/amm/src/pool';
+import { Projection } from '../projection/projection';
+import { divideLike, PoolGoneError, replayRoute } from './route-replay';
+
+function project(p: Projection, updates: PoolUpdate[], from: number): number {
+  let off = from;
+  for (const u of updates) p.apply({ partition: 0, offset: String(off++), value: encodePoolUpdate(u) });
+  p.drainChanged();
+  return off;
+}
+
+const amounts = (r: Route) => ({
+  amountIn: r.amountIn,
+  amountOut: r.amountOut,
+  hops: r.hops.map((h) => [h.pool.address, h.inputMint, h.outputMint, h.amountGiven, h.amountIn, h.amountOut, h.feeAmount]),
+});
+
+describe('divideLike', () => {
+  it('parts add up to the total and equal the weights when the total is their sum', () => {
+    fc.assert(
+      fc.property(fc.array(fc.bigInt({ min: 0n, max: 1n << 64n }), { minLength: 1, maxLength: 6 }), fc.bigInt({ min: 0n, max: 1n << 64n }), (w, total) => {
+        const parts = divideLike(total, w);
+        expect(parts.reduce((a, b) => a + b, 0n)).toBe(total);
+        for (const p of parts) expect(p >= 0n).toBe(true);
+        const sum = w.reduce((a, b) => a + b, 0n);
+        if (sum > 0n) expect(divideLike(sum, w)).toEqual(w);
+      }),
+    );
+  });
+});
+
+describe('replayRoute on the simulated market (all six programs)', () => {
+  const market = new SimMarket({ seed: 21, pools: 240, tokens: 40, swapsPerSlot: 30, programs: 'all' });
+  const p = new Projection();
+  let off = project(p, market.genesis(), 0);
+  const mints = market.tokens.map((t) => t.mint).filter((m) => p.poolsOf(m).length > 0);
+  // tuples: random pairs, sizes from dust to large, both modes
+  const tuples: Array<{ inputMint: string; outputMint: string; amount: bigint; mode: SwapMode }> = [];
+  for (let i = 0; tuples.length < 160; i++) {
+    const a = mints[(i * 7) % mints.length];
+    const b = mints[(i * 13 + 1) % mints.length];
+    if (a === b) continue;
+    tuples.push({ inputMint: a, outputMint: b, amount: 10n ** BigInt(3 + (i % 8)) + BigInt(i), mode: i % 3 === 0 ? 'ExactOut' : 'ExactIn' });
+  }
+  const routes: Array<{ t: (typeof tuples)[number]; route: Route }> = [];
+  for (const t of tuples) {
+    try {
+      routes.push({ t, route: findBestRoute(p, { ...t, maxHops: 4 }) });
+    } catch (e) {
+      if (!(e instanceof RouteError)) throw e;
+    }
+  }
+
+  it('found single and split routes in both modes to replay', () => {
+    const split = routes.filter((r) => r.route.hops.some((h, i) => r.route.hops.findIndex((x) => x.inputMint === h.inputMint) !== i));
+    expect(routes.length).toBeGreaterThan(100);
+    expect(split.length).toBeGreaterThan(5);
+    expect(routes.some((r) => r.route.mode === 'ExactOut' && r.route.hops.length > 1)).toBe(true);
+  });
+
+  it('on unchanged pools a replay gives back exactly the route it started from', () => {
+    for (const { t, route } of routes) expect(amounts(replayRoute(route, t.amount, (a) => p.pool(a)))).toEqual(amounts(route));
+  });
+
+  it('after the market moves: a single path replays exactly as evaluatePath on the current pools; a split keeps its flow consistent', () => {
+    for (let s = 0; s < 5; s++) off = project(p, market.step(), off);
+    let checked = 0;
+    for (const { t, route } of routes) {
+      let r: Route;
+      try {
+        r = replayRoute(route, t.amount, (a) => p.pool(a));
+      } catch (e) {
+        if (e instanceof PoolQuoteError || e instanceof PoolGoneError) continue;
+        throw e;
+      }
+      checked++;
+      const single = route.hops.every((h, i) => i === 0 || h.inputMint === route.hops[i - 1].outputMint);
+      if (single) {
+        const path = { pools: route.hops.map((h) => p.pool(h.pool.address)!), mints: [route.inputMint, ...route.hops.map((h) => h.outputMint)] };
+        expect(amounts(r)).toEqual(amounts(evaluatePath(path, t.mode, t.amount)));
+      }
+      // every hop is the current pool's exact quote for what it is given
+      for (const h of r.hops) {
+        if (t.mode === 'ExactIn') {
+          const q = h.pool.quoteExactIn(h.inputMint, h.amountGiven);
+          expect([q.amountIn, q.amountOut]).toEqual([h.amountIn, h.amountOut]);
+        } else {
+          const q = h.pool.quoteExactOut(h.inputMint, h.amountOut);
+          expect([q.amountIn, q.amountOut]).toEqual([h.amountIn, h.amountOut]);
+        }
+        expect(h.pool).toBe(p.pool(h.pool.address));
+      }
+      if (t.mode === 'ExactIn') {
+        const given = r.hops.filter((h) => h.inputMint === t.inputMint).reduce((a, h) => a + h.amountGiven, 0n);
+        expect(given).toBe(t.amount);
+        const out = r.hops.filter((h) => h.outputMint === t.outputMint).reduce((a, h) => a + h.amountOut, 0n);
+        expect(r.amountOut).toBe(out);
+      } else {
+        const out = r.hops.filter((h) => h.outputMint === t.outputMint).reduce((a, h) => a + h.amountOut, 0n);
+        expect(out >= t.amount).toBe(true);
+        const paid = r.hops.filter((h) => h.inputMint === t.inputMint).reduce((a, h) => a + h.amountIn, 0n);
+        expect(r.amountIn).toBe(paid);
+      }
+    }
+    expect(checked).toBeGreaterThan(routes.length / 2);
+  });
+
+  it('a pool that left the graph is reported, not guessed around', () => {
+    const { t, route } = routes[0];
+    expect(() => replayRoute(route, t.amount, () => undefined)).toThrow(PoolGoneError);
+  });
+});

@@ -1,0 +1,145 @@
+/**
+ * Re-price a route found earlier on the CURRENT pools, exactly, without searching again: the
+ * same pools and the same division of the flow at every token, with each pool's own integer
+ * math. This is what the live stream does between full route searches: a push is always an
+ * exact quote of the current state (along a route at most one search old), and it costs a few
+ * pool quotes instead of a route search.
+ *
+ * Works for a single path and for a split route (a flow graph whose hops are its edges):
+ *   - ExactIn, forwards in topological order of the tokens: the amount now held in a token is
+ *     divided among its outgoing hops in proportion to what each was given at search time;
+ *   - ExactOut, backwards: the amount now needed of a token is divided among its incoming hops
+ *     in proportion to what each delivered at search time.
+ * Parts are floored with the remainder to the largest share, so on unchanged pools the replay
+ * gives back exactly the route it started from. Plain TypeScript: no Nest, no log.
+ */
+import { PoolQuoteError, type Pool } from '../../../../libs/amm/src/pool';
+import type { Route, RouteHop } from '../../../../libs/amm/src/routing/route-search';
+
+/** the current pool at an address, undefined when it is no longer routable */
+export type PoolLookup = (address: string) => Pool | undefined;
+
+/** Thrown when a hop's pool left the graph; the route must be searched again. */
+export class PoolGoneError extends Error {
+  constructor(readonly address: string) {
+    super(`pool ${address} is no longer routable`);
+    this.name = 'PoolGoneError';
+  }
+}
+
+/** tokens of the route in topological order (input mint first), from its hops */
+function tokenOrder(route: Route): string[] {
+  const indegree = new Map<string, number>();
+  const outs = new Map<string, string[]>();
+  for (const h of route.hops) {
+    indegree.set(h.outputMint, (indegree.get(h.outputMint) ?? 0) + 1);
+    if (!indegree.has(h.inputMint)) indegree.set(h.inputMint, 0);
+    const o = outs.get(h.inputMint);
+    if (o) o.push(h.outputMint);
+    else outs.set(h.inputMint, [h.outputMint]);
+  }
+  const order: string[] = [];
+  const ready = [...indegree].filter(([, d]) => d === 0).map(([t]) => t);
+  while (ready.length > 0) {
+    const t = ready.shift()!;
+    order.push(t);
+    for (const next of outs.get(t) ?? []) {
+      const d = indegree.get(next)! - 1;
+      indegree.set(next, d);
+      if (d === 0) ready.push(next);
+    }
+  }
+  if (order.length !== indegree.size) throw new Error('route hops contain a cycle');
+  return order;
+}
+
+/** divide `total` in proportion to `weights` (floor each, remainder to the largest weight) */
+export function divideLike(total: bigint, weights: readonly bigint[]): bigint[] {
+  let sum = 0n;
+  for (const w of weights) sum += w;
+  if (sum === 0n) {
+    const parts = weights.map(() => 0n);
+    if (parts.length > 0) parts[0] = total;
+    return parts;
+  }
+  const parts = weights.map((w) => (total * w) / sum);
+  let given = 0n;
+  let big = 0;
+  for (let i = 0; i < parts.length; i++) {
+    given += parts[i];
+    if (weights[i] > weights[big]) big = i;
+  }
+  parts[big] += total - given;
+  return parts;
+}
+
+/**
+ * The route re-priced on the current pools for the same requested `amount` (ExactIn: input;
+ * ExactOut: output). Throws PoolGoneError when a pool left the graph and PoolQuoteError when a
+ * hop cannot fill its part any more.
+ */
+export function replayRoute(route: Route, amount: bigint, poolAt: PoolLookup): Route {
+  const order = tokenOrder(route);
+  const current = new Map<string, Pool>();
+  for (const h of route.hops) {
+    if (current.has(h.pool.address)) continue;
+    const p = poolAt(h.pool.address);
+    if (!p) throw new PoolGoneError(h.pool.address);
+    current.set(h.pool.address, p);
+  }
+  const hops: (RouteHop | null)[] = new Array(route.hops.length).fill(null);
+  if (route.mode === 'ExactIn') {
+    const held = new Map<string, bigint>([[route.inputMint, amount]]);
+    for (const t of order) {
+      const total = held.get(t) ?? 0n;
+      const outIdx: number[] = [];
+      route.hops.forEach((h, i) => {
+        if (h.inputMint === t) outIdx.push(i);
+      });
+      if (outIdx.length === 0 || total === 0n) continue;
+      const parts = divideLike(
+        total,
+        outIdx.map((i) => route.hops[i].amountGiven),
+      );
+      outIdx.forEach((i, k) => {
+        if (parts[k] === 0n) return;
+        const h = route.hops[i];
+        const pool = current.get(h.pool.address)!;
+        const q = pool.quoteExactIn(t, parts[k]);
+        if (q.amountOut <= 0n) throw new PoolQuoteError('zero-output', `pool ${pool.address} returns nothing`);
+        held.set(h.outputMint, (held.get(h.outputMint) ?? 0n) + q.amountOut);
+        hops[i] = { pool, inputMint: t, outputMint: h.outputMint, amountGiven: parts[k], amountIn: q.amountIn, amountOut: q.amountOut, feeAmount: q.feeAmount };
+      });
+    }
+    const kept = hops.filter((h): h is RouteHop => h !== null);
+    let spent = 0n;
+    for (const h of kept) if (h.inputMint === route.inputMint) spent += h.amountIn;
+    return { mode: 'ExactIn', inputMint: route.inputMint, outputMint: route.outputMint, amountIn: spent, amountOut: held.get(route.outputMint) ?? 0n, hops: kept };
+  }
+  const need = new Map<string, bigint>([[route.outputMint, amount]]);
+  let delivered = 0n;
+  for (let o = order.length - 1; o >= 0; o--) {
+    const t = order[o];
+    const total = need.get(t) ?? 0n;
+    const inIdx: number[] = [];
+    route.hops.forEach((h, i) => {
+      if (h.outputMint === t) inIdx.push(i);
+    });
+    if (inIdx.length === 0 || total === 0n) continue;
+    const parts = divideLike(
+      total,
+      inIdx.map((i) => route.hops[i].amountOut),
+    );
+    inIdx.forEach((i, k) => {
+      if (parts[k] === 0n) return;
+      const h = route.hops[i];
+      const pool = current.get(h.pool.address)!;
+      const q = pool.quoteExactOut(h.inputMint, parts[k]);
+      need.set(h.inputMint, (need.get(h.inputMint) ?? 0n) + q.amountIn);
+      if (t === route.outputMint) delivered += q.amountOut;
+      hops[i] = { pool, inputMint: h.inputMint, outputMint: t, amountGiven: q.amountIn, amountIn: q.amountIn, amountOut: q.amountOut, feeAmount: q.feeAmount };
+    });
+  }
+  const kept = hops.filter((h): h is RouteHop => h !== null);
+  return { mode: 'ExactOut', inputMint: route.inputMint, outputMint: route.outputMint, amountIn: need.get(route.inputMint) ?? 0n, amountOut: delivered, hops: kept };
+}
