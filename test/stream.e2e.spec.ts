@@ -22,7 +22,7 @@ import { StreamModule } from '../apps/stream/src/stream.module';
 import { useStreamWsAdapter } from '../apps/stream/src/ws-adapter';
 import { loadConfig } from '../libs/config/src/config';
 import { APP_CONFIG } from '../libs/config/src/config.module';
-import { encodePoolUpdate, type PoolUpdate } from '../libs/contracts/src/pool-update';
+import { decodePoolUpdate, encodePoolUpdate, type PoolUpdate } from '../libs/contracts/src/pool-update';
 import { decodeQuotesChanged, tupleKey } from '../libs/contracts/src/stream';
 import { TOPICS } from '../libs/contracts/src/topics';
 import { EmbeddedLog } from '../libs/log/src/embedded/embedded-log';
@@ -298,5 +298,135 @@ describe('stream e2e (all in one, embedded log)', () => {
     c.send({ op: 'subscribe', pairs: [sol('5000000000')] });
     expect(await c.next((m) => m.type === 'subscribed', 5_000, n)).toEqual({ type: 'subscribed', count: 1 });
     c.close();
+  });
+});
+
+/**
+ * The router and two stream instances as separate Nest apps (each with its own log client on one
+ * embedded data directory, as separate processes would have; test/deployment.e2e.spec.ts runs
+ * real processes): two instances holding one tuple are served by one computation; a router
+ * restart rebuilds the live interest from the log and the pushes go on.
+ */
+describe('stream instances and the router as separate apps on one data directory', () => {
+  let dir: string;
+  let log: EmbeddedLog;
+  let market: SimMarket;
+  let router: INestApplication | undefined;
+  const streams: INestApplication[] = [];
+  const clients: Client[] = [];
+  let slot = 0;
+
+  const configFor = () => ({ ...loadConfig({ DATA_DIR: dir, PORT: '0' }), port: 0 });
+  async function startRouter(): Promise<INestApplication> {
+    const ref = await Test.createTestingModule({ imports: [RouterModule] }).overrideProvider(APP_CONFIG).useValue(configFor()).compile();
+    const app = ref.createNestApplication({ logger: ['error'] });
+    await app.init();
+    await app.get(ProjectionService).whenReady();
+    return app;
+  }
+  async function startStream(): Promise<string> {
+    const ref = await Test.createTestingModule({ imports: [StreamModule] }).overrideProvider(APP_CONFIG).useValue(configFor()).compile();
+    const app = ref.createNestApplication({ logger: ['error'] });
+    useStreamWsAdapter(app);
+    await app.listen(0, '127.0.0.1');
+    streams.push(app);
+    return `ws://127.0.0.1:${app.getHttpServer().address().port}/api/v1/stream`;
+  }
+  /** move every SOL/USDC pool (more USDC in its vault): every SOL→USDC quote changes */
+  async function moveMarket(): Promise<void> {
+    const updates: PoolUpdate[] = [];
+    slot = Math.max(slot, market.slot) + 1;
+    for (const p of market.pools) {
+      const mints = [p.state.token0Mint, p.state.token1Mint];
+      if (!mints.includes(MINTS.SOL) || !mints.includes(MINTS.USDC)) continue;
+      const vault = p.state.token0Mint === MINTS.USDC ? p.state.token0Vault : p.state.token1Vault;
+      const [prev] = (await log.read(TOPICS.poolUpdates, 'beginning', 1_000_000)).filter((r) => r.key === vault).slice(-1);
+      const u = decodePoolUpdate(prev.value);
+      const acc = decodeTokenAccount(u.data!, u.owner);
+      updates.push({ ...u, slot, data: encodeTokenAccount({ ...acc, amount: acc.amount + 2_000_000_000n }) });
+    }
+    await log.append(
+      TOPICS.poolUpdates,
+      updates.map((u) => ({ key: u.address, value: encodePoolUpdate(u) })),
+    );
+  }
+
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stream-apart-'));
+    market = new SimMarket({ seed: 9, pools: 60, tokens: 20, swapsPerSlot: 6 });
+    log = new EmbeddedLog({ dataDir: dir });
+    await log.ensureTopic(TOPICS.poolUpdates);
+    const genesis = market.genesis();
+    await log.append(
+      TOPICS.poolUpdates,
+      genesis.map((u) => ({ key: u.address, value: encodePoolUpdate(u) })),
+    );
+    router = await startRouter();
+  });
+
+  afterAll(async () => {
+    for (const c of clients) c.close();
+    for (const s of streams) await s.close();
+    await router?.close();
+    await log?.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('two stream instances share one computation; a router restart rebuilds the interest and pushes go on', async () => {
+    const [url1, url2] = [await startStream(), await startStream()];
+    const c1 = await Client.open(url1);
+    const c2 = await Client.open(url2);
+    clients.push(c1, c2);
+    const pair = { in: MINTS.SOL, out: MINTS.USDC, amount: '2500000000', exactIn: true };
+    const key = tupleKey(pair);
+    const quotesChanged = async () => (await log.read(TOPICS.quotesChanged, 'beginning', 1_000_000)).filter((r) => r.key === key).map((r) => decodeQuotesChanged(r.value));
+
+    c1.send({ op: 'subscribe', pairs: [pair] });
+    const first1 = await c1.next((m) => m.type === 'quote');
+    const searches = router!.get(InterestService).stats().searches;
+    c2.send({ op: 'subscribe', pairs: [pair] });
+    const first2 = await c2.next((m) => m.type === 'quote');
+    expect(first2).toEqual(first1);
+    // the second instance got the router's current quote again, without a new computation
+    expect(router!.get(InterestService).stats().searches).toBe(searches);
+    expect(router!.get(InterestService).stats().tuples).toBe(1);
+    expect((await quotesChanged()).map((q) => q.amountOut)).toEqual([first1.amountOut, first1.amountOut]);
+
+    // a market move: one record, both instances push it
+    let [n1, n2] = [c1.messages.length, c2.messages.length];
+    await moveMarket();
+    const [p1, p2] = await Promise.all([c1.next((m) => m.type === 'quote', 5_000, n1), c2.next((m) => m.type === 'quote', 5_000, n2)]);
+    expect(p1).toEqual(p2);
+    expect(BigInt(p1.amountOut)).toBeGreaterThan(BigInt(first1.amountOut));
+    expect((await quotesChanged()).filter((q) => q.amountOut === p1.amountOut)).toHaveLength(1);
+
+    // the router restarts: it reads back the recent interest and answers it again; the stream
+    // instances suppress the identical quote, so the clients see nothing...
+    await router!.close();
+    router = undefined;
+    [n1, n2] = [c1.messages.length, c2.messages.length];
+    const before = (await quotesChanged()).length;
+    router = await startRouter();
+    const svc = router.get(InterestService);
+    for (let i = 0; i < 250 && (await quotesChanged()).length === before; i++) await pause(20);
+    expect(svc.stats().tuples).toBe(1);
+    expect((await quotesChanged()).slice(before).map((q) => q.amountOut)).toEqual([p1.amountOut]);
+    await pause(100);
+    expect(c1.messages.slice(n1)).toEqual([]);
+    expect(c2.messages.slice(n2)).toEqual([]);
+    // ...until the market moves again: the new router pushes through both instances
+    await moveMarket();
+    const [r1, r2] = await Promise.all([c1.next((m) => m.type === 'quote', 5_000, n1), c2.next((m) => m.type === 'quote', 5_000, n2)]);
+    expect(r1).toEqual(r2);
+    expect(BigInt(r1.amountOut)).toBeGreaterThan(BigInt(p1.amountOut));
+
+    // one instance lets go: the tuple stays live for the other; the last one lets go: it is dropped
+    c1.send({ op: 'unsubscribe', pairs: [pair] });
+    expect(await c1.next((m) => m.type === 'unsubscribed')).toEqual({ type: 'unsubscribed', count: 1 });
+    await pause(100);
+    expect(svc.stats().tuples).toBe(1);
+    c2.close();
+    for (let i = 0; i < 250 && svc.stats().tuples > 0; i++) await pause(20);
+    expect(svc.stats().tuples).toBe(0);
   });
 });
