@@ -138,18 +138,30 @@ function sleep(ms: number): Promise<void> {
 }
 
 /** Retries a retriable kafkajs failure (coordinator loading, leader moving) a few times. */
-async function withRetries<T>(what: string, fn: () => Promise<T>, attempts = 8): Promise<T> {
+async function withRetries<T>(what: string, fn: () => Promise<T>, attempts = 8, retriable: (err: unknown) => boolean = isRetriable): Promise<T> {
   let last: unknown;
   for (let i = 0; i < attempts; i++) {
     try {
       return await fn();
     } catch (err) {
       last = err;
-      if (!(err as { retriable?: boolean })?.retriable) break;
+      if (!retriable(err)) break;
       await sleep(Math.min(1000, 50 * 2 ** i));
     }
   }
   throw new Error(`KafkaLog: ${what} failed: ${errText(last)}`, { cause: last });
+}
+
+function isRetriable(err: unknown): boolean {
+  return (err as { retriable?: boolean })?.retriable === true;
+}
+
+/**
+ * kafkajs' fetchTopicOffsets throws a TypeError (destructuring an absent ListOffsets answer)
+ * while a just-created topic's partitions are not served by their leader yet: transient.
+ */
+function isRetriableOffsets(err: unknown): boolean {
+  return isRetriable(err) || err instanceof TypeError;
 }
 
 function toRecord(topic: string, partition: number, m: FetchedMessage | KafkaMessage): LogRecord {
@@ -481,8 +493,11 @@ export class KafkaLog implements LogPort {
   }
 
   private async topicOffsets(topic: string): Promise<Array<{ partition: number; high: string; low: string }>> {
+    // kafkajs' fetchTopicOffsets fails with a TypeError on a topic whose metadata has no
+    // partitions yet (another process's ensureTopic still in flight, or auto-creation pending)
+    if (!this.partitionCounts.has(topic)) await this.waitForTopic(topic);
     const admin = await this.admin();
-    const offsets = await withRetries(`fetching offsets of ${topic}`, () => admin.fetchTopicOffsets(topic));
+    const offsets = await withRetries(`fetching offsets of ${topic}`, () => admin.fetchTopicOffsets(topic), 10, isRetriableOffsets);
     return offsets.map((o) => ({ partition: o.partition, high: o.high, low: o.low })).sort((a, b) => a.partition - b.partition);
   }
 
