@@ -194,7 +194,7 @@ export class Ingestor {
     if (total(end) === 0n) {
       const genesis = market.genesis();
       this.logger.log(
-        `sim market: ${market.tokens.length} tokens, ${market.pools.length} pools, genesis of ${genesis.length} accounts at slot ${market.slot} ` +
+        `sim market: ${market.tokens.length} tokens, ${market.programs.reduce((n, p) => n + p.pools.length, 0)} pools of ${market.programs.length} programs, genesis of ${genesis.length} accounts at slot ${market.slot} ` +
           `built in ${(performance.now() - t0).toFixed(0)} ms`,
       );
       await this.appendOnce(genesis);
