@@ -7,9 +7,11 @@
  * Work per tuple, driven by the projection's pool changes (ProjectionService.onPoolsChanged):
  *   - a full route search (findBestRoute, split routes included) on first interest, when the
  *     current route broke (a pool left the graph or cannot fill its part), and in the background
- *     when a pool on one of its candidate paths changed or the graph's shape changed. Background
- *     searches are served oldest request first in short slices that take at most about a third
- *     of the time, so their cost is bounded whatever the rate of pool changes;
+ *     when the graph's shape changed or when, after a change of a pool on its candidate paths
+ *     or on its route, one of its candidate paths is estimated (the search's own float guide)
+ *     to beat the current route by more than 5 bp (relative to how they compared at the search). Background searches are served oldest
+ *     request first in short slices that take at most about a fifth of the time, so their cost
+ *     is bounded whatever the rate of pool changes;
  *   - a replay of its current route (replayRoute: the same pools and flow division, exact
  *     integer math on the current pools; a few pool quotes) when a pool of that route changed,
  *     after the debounce: a burst of changes within DEBOUNCE_MS is one replay.
@@ -50,7 +52,11 @@ const SWEEP_MS = 1_000;
 const SLICE_MS = 10;
 /** background searches: at most this long per slice, then at least SEARCH_PAUSE_MS of other work */
 const SEARCH_SLICE_MS = 5;
-const SEARCH_PAUSE_MS = 10;
+const SEARCH_PAUSE_MS = 20;
+/** a candidate path estimated this much better than the current route triggers a new search */
+const RESEARCH_GAIN = 5e-4;
+/** candidate paths kept per tuple for those checks (the search evaluates 12 exactly) */
+const MAX_CANDIDATES = 12;
 
 interface Watched {
   tuple: QuoteTuple;
@@ -63,6 +69,11 @@ interface Watched {
   routeDeps: Set<string>;
   /** pools of the candidate paths of the last search */
   candDeps: Set<string>;
+  /**
+   * the candidate paths of the last search (pool addresses and mints), best estimate first, with
+   * how they compared with the chosen route then (estimate ratio, > 1: estimated better)
+   */
+  cands: Array<{ pools: string[]; mints: string[]; ratio: number }>;
   last?: QuotesChanged;
 }
 
@@ -73,6 +84,8 @@ export interface InterestStats {
   recomputes: number;
   searches: number;
   replays: number;
+  /** float checks of the candidate paths against the current route */
+  checks: number;
   published: number;
   rejected: number;
   /** tuples waiting for a background search */
@@ -93,6 +106,8 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
   /** replay once the debounce is over */
   private readonly replays = new Set<string>();
   private replayDue: number | null = null;
+  /** a candidate path's pool changed: does a candidate now beat the current route? */
+  private readonly checks = new Set<string>();
   /** background searches, oldest request first */
   private readonly searches = new Set<string>();
   private lastSearchSlice = 0;
@@ -104,7 +119,7 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
   private sweeper: NodeJS.Timeout | null = null;
   private subscription: Subscription | null = null;
   private publishing: Promise<unknown> = Promise.resolve();
-  private readonly counters = { searches: 0, replays: 0, published: 0, rejected: 0 };
+  private readonly counters = { searches: 0, replays: 0, checks: 0, published: 0, rejected: 0 };
   private closed = false;
 
   constructor(
@@ -169,7 +184,7 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
       if (!this.registry.has(key)) continue;
       const w = this.watched.get(key);
       if (!w) {
-        this.watched.set(key, { tuple: t, key, amount: BigInt(t.amount), mode: t.exactIn ? 'ExactIn' : 'ExactOut', routeDeps: new Set(), candDeps: new Set() });
+        this.watched.set(key, { tuple: t, key, amount: BigInt(t.amount), mode: t.exactIn ? 'ExactIn' : 'ExactOut', routeDeps: new Set(), candDeps: new Set(), cands: [] });
         this.urgent.add(key);
         this.announce.add(key);
       } else if (w.last !== undefined && !this.urgent.has(key)) {
@@ -193,6 +208,7 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     this.watched.delete(key);
     this.urgent.delete(key);
     this.replays.delete(key);
+    this.checks.delete(key);
     this.searches.delete(key);
     this.announce.delete(key);
     this.index(this.byRoutePool, key, w.routeDeps, new Set());
@@ -213,12 +229,12 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
       const onRoute = this.byRoutePool.get(pool);
       if (onRoute) for (const k of onRoute) this.replays.add(k);
       const onCandidate = this.byCandidatePool.get(pool);
-      if (onCandidate) for (const k of onCandidate) this.searches.add(k);
+      if (onCandidate) for (const k of onCandidate) this.checks.add(k);
     }
     const now = Date.now();
     if (this.replays.size > 0 && this.replayDue === null) this.replayDue = now + DEBOUNCE_MS;
     if (this.replayDue !== null) this.schedule(this.replayDue);
-    if (this.searches.size > 0) this.schedule(now + DEBOUNCE_MS);
+    if (this.checks.size > 0 || this.searches.size > 0) this.schedule(now + DEBOUNCE_MS);
   }
 
   /** run flush at `at` (Unix ms) at the latest */
@@ -264,9 +280,21 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
         if (Date.now() - started >= SLICE_MS) break;
         this.replays.delete(key);
         const w = this.watched.get(key);
-        if (w) emit(w, this.replay(w));
+        if (w) {
+          emit(w, this.replay(w));
+          // the route moved: a candidate may beat it now
+          if (w.cands.length > 1) this.checks.add(key);
+        }
       }
       if (this.replays.size === 0) this.replayDue = null;
+    }
+    if (this.replays.size === 0) {
+      for (const key of this.checks) {
+        if (Date.now() - started >= SLICE_MS) break;
+        this.checks.delete(key);
+        const w = this.watched.get(key);
+        if (w && !this.urgent.has(key) && this.candidateBeatsRoute(w)) this.searches.add(key);
+      }
     }
     const searchFrom = Date.now();
     if (this.searches.size > 0 && searchFrom - this.lastSearchSlice >= SEARCH_PAUSE_MS && searchFrom - started < SLICE_MS) {
@@ -282,7 +310,70 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     const now = Date.now();
     if (this.urgent.size > 0) this.schedule(now);
     if (this.replays.size > 0) this.schedule(this.replayDue ?? now);
+    if (this.checks.size > 0) this.schedule(now);
     if (this.searches.size > 0) this.schedule(this.lastSearchSlice + SEARCH_PAUSE_MS);
+  }
+
+  /**
+   * Float estimate (the route search's own guide): does one of the tuple's candidate paths now
+   * compare better with its current route than it did when the route was chosen, by more than
+   * RESEARCH_GAIN? Then the route is searched again. Comparing with the ratio at search time
+   * cancels the estimate's own bias (a candidate estimated a little better than the route the
+   * exact evaluation preferred stays a little better). The route is estimated the same way when
+   * it is a single path, and taken at its last exact amounts when it is a split.
+   */
+  private candidateBeatsRoute(w: Watched): boolean {
+    this.counters.checks++;
+    // no route: worth a search when one of its candidate paths can now carry the amount
+    if (!w.route) return w.cands.some((c) => this.pathEstimate(w, c.pools, c.mints) !== undefined);
+    const current = this.routeEstimate(w);
+    if (current === undefined || !(current > 0)) return true;
+    const exactIn = w.mode === 'ExactIn';
+    for (let i = 0; i < w.cands.length; i++) {
+      const c = w.cands[i];
+      const e = this.pathEstimate(w, c.pools, c.mints);
+      if (e === undefined) continue;
+      // > 1: the candidate is estimated better than the route
+      const ratio = exactIn ? e / current : current / e;
+      if (ratio > Math.max(1, c.ratio) * (1 + RESEARCH_GAIN)) return true;
+    }
+    return false;
+  }
+
+  /** estimated output (ExactIn) or input (ExactOut) of a path on the current pools */
+  private pathEstimate(w: Watched, poolAddrs: readonly string[], mints: readonly string[]): number | undefined {
+    const projection = this.projections.projection;
+    let a = Number(w.amount);
+    if (w.mode === 'ExactIn') {
+      for (let i = 0; i < poolAddrs.length; i++) {
+        const p = projection.pool(poolAddrs[i]);
+        if (!p) return undefined;
+        a = p.approxOut(mints[i], a);
+      }
+    } else {
+      for (let i = poolAddrs.length - 1; i >= 0; i--) {
+        const p = projection.pool(poolAddrs[i]);
+        if (!p) return undefined;
+        a = p.approxIn(mints[i], a);
+      }
+    }
+    return Number.isFinite(a) && a > 0 ? a : undefined;
+  }
+
+  private routeEstimate(w: Watched): number | undefined {
+    const r = w.route;
+    if (!r) return undefined;
+    const single = r.hops.every((h, i) => i === 0 || h.inputMint === r.hops[i - 1].outputMint);
+    if (single) {
+      return this.pathEstimate(
+        w,
+        r.hops.map((h) => h.pool.address),
+        [r.inputMint, ...r.hops.map((h) => h.outputMint)],
+      );
+    }
+    const last = w.last && w.last.error === undefined ? w.last : undefined;
+    const exact = w.mode === 'ExactIn' ? (last?.amountOut ?? r.amountOut.toString()) : (last?.amountIn ?? r.amountIn.toString());
+    return Number(exact);
   }
 
   /** a full route search; refreshes the tuple's route and both pool indexes */
@@ -293,11 +384,18 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     const projection = this.projections.projection;
     const req = { inputMint: w.tuple.in, outputMint: w.tuple.out, amount: w.amount, mode: w.mode, maxHops: this.config.maxHops };
     const cand = new Set<string>();
+    const cands: Watched['cands'] = [];
     try {
-      for (const c of findCandidatePaths(projection, req)) for (const p of c.pools) cand.add(p.address);
+      for (const c of findCandidatePaths(projection, req)) {
+        if (cands.length >= MAX_CANDIDATES) break;
+        cands.push({ pools: c.pools.map((p) => p.address), mints: c.mints, ratio: 1 });
+        for (const p of c.pools) cand.add(p.address);
+      }
     } catch (e) {
       if (!(e instanceof RouteError)) throw e;
     }
+    w.cands = cands;
+    this.checks.delete(w.key);
     let q: QuotesChanged;
     try {
       w.route = findBestRoute(projection, req);
@@ -310,6 +408,13 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     const routeDeps = new Set(w.route ? w.route.hops.map((h) => h.pool.address) : []);
     // a route pool's change is a replay; its candidate entry would only add a search
     for (const d of routeDeps) cand.delete(d);
+    if (w.route) {
+      const current = this.routeEstimate({ ...w, last: q });
+      for (const c of cands) {
+        const e = this.pathEstimate(w, c.pools, c.mints);
+        c.ratio = current === undefined || e === undefined ? 1 : w.mode === 'ExactIn' ? e / current : current / e;
+      }
+    }
     this.index(this.byRoutePool, w.key, w.routeDeps, routeDeps);
     this.index(this.byCandidatePool, w.key, w.candDeps, cand);
     w.routeDeps = routeDeps;
