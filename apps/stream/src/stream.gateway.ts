@@ -26,8 +26,26 @@ class WsConnection implements StreamConnection {
       this.socket.terminate();
       return false;
     }
+    this.cork();
     this.socket.send(JSON.stringify(message));
     return true;
+  }
+
+  /**
+   * Hold this tick's frames in the TCP socket and write them in one go on the next tick: a
+   * batch of quotes from the log becomes one write per connection instead of one per quote.
+   */
+  private corked = false;
+  private cork(): void {
+    if (this.corked) return;
+    const tcp = (this.socket as unknown as { _socket?: { cork(): void; uncork(): void } })._socket;
+    if (!tcp || typeof tcp.cork !== 'function') return;
+    this.corked = true;
+    tcp.cork();
+    process.nextTick(() => {
+      this.corked = false;
+      tcp.uncork();
+    });
   }
 }
 

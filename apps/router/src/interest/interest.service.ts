@@ -40,7 +40,7 @@ import { ProjectionService } from '../projection/projection.service';
 import { buildQuoteResponse } from '../quote/quote-response';
 import { DEFAULT_INTEREST_TTL_MS, InterestRegistry, MAX_INTEREST_TTL_MS, type InterestChange } from './interest-registry';
 import { positionsSince } from './interest-window';
-import { PoolGoneError, replayRoute } from './route-replay';
+import { planReplay, PoolGoneError, replayRoute, type ReplayPlan } from './route-replay';
 
 /** bursts of pool changes are coalesced into one recompute after this long */
 export const DEBOUNCE_MS = 50;
@@ -65,6 +65,7 @@ interface Watched {
   mode: SwapMode;
   /** the route of the last search; undefined when the tuple cannot be quoted */
   route?: Route;
+  plan?: ReplayPlan;
   /** pools of `route` */
   routeDeps: Set<string>;
   /** pools of the candidate paths of the last search */
@@ -399,10 +400,12 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     let q: QuotesChanged;
     try {
       w.route = findBestRoute(projection, req);
+      w.plan = planReplay(w.route);
       q = this.quoteOf(w, w.route);
     } catch (e) {
       if (!(e instanceof RouteError)) throw e;
       w.route = undefined;
+      w.plan = undefined;
       q = { tuple: w.tuple, amountOut: '0', amountIn: '0', priceImpactBps: 0, hops: 0, slot: projection.slot, error: e.message };
     }
     const routeDeps = new Set(w.route ? w.route.hops.map((h) => h.pool.address) : []);
@@ -428,7 +431,7 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     this.counters.replays++;
     const projection = this.projections.projection;
     try {
-      return this.quoteOf(w, replayRoute(w.route, w.amount, (a) => projection.pool(a)));
+      return this.quoteOf(w, replayRoute(w.route, w.amount, (a) => projection.pool(a), w.plan));
     } catch (e) {
       if (!(e instanceof PoolQuoteError) && !(e instanceof PoolGoneError)) throw e;
       return this.search(w);

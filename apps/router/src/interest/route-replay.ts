@@ -78,8 +78,17 @@ export function divideLike(total: bigint, weights: readonly bigint[]): bigint[] 
  * ExactOut: output). Throws PoolGoneError when a pool left the graph and PoolQuoteError when a
  * hop cannot fill its part any more.
  */
-export function replayRoute(route: Route, amount: bigint, poolAt: PoolLookup): Route {
-  const order = tokenOrder(route);
+/** what a replay needs from a route's shape, computed once per route (see replayRoute) */
+export interface ReplayPlan {
+  order: string[];
+}
+
+export function planReplay(route: Route): ReplayPlan {
+  return { order: tokenOrder(route) };
+}
+
+export function replayRoute(route: Route, amount: bigint, poolAt: PoolLookup, plan: ReplayPlan = planReplay(route)): Route {
+  const order = plan.order;
   const current = new Map<string, Pool>();
   for (const h of route.hops) {
     if (current.has(h.pool.address)) continue;

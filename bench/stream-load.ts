@@ -1,0 +1,116 @@
+/**
+ * The load side of the stream benchmark (bench/stream.bench.ts), run as its own process, as the
+ * ingestor and the WebSocket clients would be: it opens the connections, subscribes the pairs,
+ * then appends the simulated market's pool updates to the shared embedded data directory at a
+ * fixed rate and records, per quote received, the receipt time against the append time of the
+ * first record of the quote's slot. Talks to the benchmark over the IPC channel.
+ */
+import WebSocket from 'ws';
+import { SimMarket, type SimMarketOptions } from '../apps/ingestor/src/sim/market';
+import { encodePoolUpdate, type PoolUpdate } from '../libs/contracts/src/pool-update';
+import { TOPICS } from '../libs/contracts/src/topics';
+import { EmbeddedLog } from '../libs/log/src/embedded/embedded-log';
+
+export interface LoadJob {
+  url: string;
+  dataDir: string;
+  market: SimMarketOptions;
+  /** pairs per connection */
+  pairs: object[][];
+  updatesPerSecond: number;
+  runSeconds: number;
+  tickMs: number;
+}
+
+export interface LoadResult {
+  subscribeSeconds: number;
+  answered: number;
+  noRoute: number;
+  records: number;
+  runSeconds: number;
+  lagMaxMs: number;
+  pushes: number;
+  /** append → receipt, ms, one per push whose slot was appended during the run */
+  latencies: number[];
+}
+
+const send = (m: object): void => void process.send!(m);
+
+async function run(job: LoadJob): Promise<LoadResult> {
+  // the market's moves, generated up front: the same seed as the genesis the benchmark appended
+  const market = new SimMarket(job.market);
+  market.genesis();
+  const updates: PoolUpdate[] = [];
+  while (updates.length < job.updatesPerSecond * job.runSeconds) updates.push(...market.step());
+  const log = new EmbeddedLog({ dataDir: job.dataDir });
+
+  const sockets: WebSocket[] = [];
+  for (let c = 0; c < job.pairs.length; c++) {
+    const ws = new WebSocket(job.url);
+    await new Promise<void>((resolve, reject) => {
+      ws.once('open', () => resolve());
+      ws.once('error', reject);
+    });
+    sockets.push(ws);
+  }
+  const received: Array<{ at: number; slot: number }> = [];
+  let noRoute = 0;
+  let acked = 0;
+  for (const ws of sockets) {
+    ws.on('message', (d) => {
+      const m = JSON.parse(d.toString());
+      if (m.type === 'quote') received.push({ at: Date.now(), slot: m.slot });
+      else if (m.type === 'subscribed') acked += m.count;
+      else if (m.type === 'error' && m.in) noRoute++;
+    });
+  }
+  const total = job.pairs.reduce((a, p) => a + p.length, 0);
+  const t0 = Date.now();
+  sockets.forEach((ws, i) => ws.send(JSON.stringify({ op: 'subscribe', pairs: job.pairs[i] })));
+  while ((received.length + noRoute < total || acked < total) && Date.now() - t0 < 120_000) await new Promise((r) => setTimeout(r, 20));
+  const subscribeSeconds = (Date.now() - t0) / 1000;
+  const answered = received.length + noRoute;
+  send({ type: 'subscribed' });
+  await new Promise<void>((resolve) => process.once('message', () => resolve())); // the benchmark took its memory figure
+
+  const appendedAt = new Map<number, number>();
+  received.length = 0;
+  let records = 0;
+  let lagMaxMs = 0;
+  const perTick = Math.round((job.updatesPerSecond * job.tickMs) / 1000);
+  const runStart = Date.now();
+  for (let tick = 0; records < updates.length; tick++) {
+    const wait = runStart + tick * job.tickMs - Date.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    else lagMaxMs = Math.max(lagMaxMs, -wait);
+    const batch = updates.slice(records, records + perTick);
+    const now = Date.now();
+    for (const u of batch) if (!appendedAt.has(u.slot)) appendedAt.set(u.slot, now);
+    await log.append(
+      TOPICS.poolUpdates,
+      batch.map((u) => ({ key: u.address, value: encodePoolUpdate(u) })),
+    );
+    records += batch.length;
+  }
+  const runSeconds = (Date.now() - runStart) / 1000;
+  await new Promise((r) => setTimeout(r, 1000)); // drain
+  const pushes = received.length;
+  const latencies: number[] = [];
+  for (const r of received) {
+    const at = appendedAt.get(r.slot);
+    if (at !== undefined) latencies.push(r.at - at);
+  }
+  for (const ws of sockets) ws.close();
+  await log.close();
+  return { subscribeSeconds, answered, noRoute, records, runSeconds, lagMaxMs, pushes, latencies };
+}
+
+/** the last message: disconnect once it is handed over (a large result takes a while) */
+const finish = (m: object): void => void process.send!(m, undefined, {}, () => process.disconnect());
+
+process.once('message', (job: LoadJob) => {
+  run(job).then(
+    (result) => finish({ type: 'result', result }),
+    (e: unknown) => finish({ type: 'error', message: (e as Error).stack ?? String(e) }),
+  );
+});
