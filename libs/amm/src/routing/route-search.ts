@@ -139,6 +139,8 @@ export interface CandidatePath {
 }
 
 const UNREACHABLE = 127;
+/** hop-distance tables kept per topology version (one byte per token each) */
+const MAX_CACHED_TARGETS = 4096;
 /** tokens with more pools than this get their pools pre-sorted by distance to the target */
 const HUB_DEGREE = 64;
 
@@ -232,25 +234,31 @@ class Compiled {
   distancesTo(target: number): Int8Array {
     let d = this.distances.get(target);
     if (d) return d;
-    const dist: number[] = [];
+    // breadth-first from the target over token ids (ids may be assigned while walking: grow)
+    let dist = new Int8Array(Math.max(1024, this.mints.length * 2)).fill(UNREACHABLE);
     dist[target] = 0;
     let frontier = [target];
     for (let h = 1; h <= MAX_HOPS_LIMIT && frontier.length > 0; h++) {
       const next: number[] = [];
       for (const t of frontier) {
         const o = this.otherIds(t, this.graph.poolsOf(this.mints[t]));
+        if (this.mints.length > dist.length) {
+          const grown = new Int8Array(this.mints.length * 2).fill(UNREACHABLE);
+          grown.set(dist);
+          dist = grown;
+        }
         for (let j = 0; j < o.length; j++) {
-          if (dist[o[j]] === undefined) {
-            dist[o[j]] = h;
-            next.push(o[j]);
+          const u = o[j];
+          if (dist[u] === UNREACHABLE) {
+            dist[u] = h;
+            next.push(u);
           }
         }
       }
       frontier = next;
     }
-    d = new Int8Array(this.mints.length).fill(UNREACHABLE);
-    for (let t = 0; t < dist.length; t++) if (dist[t] !== undefined) d[t] = dist[t];
-    if (this.distances.size > 256) {
+    d = dist.length === this.mints.length ? dist : dist.slice(0, this.mints.length);
+    if (this.distances.size >= MAX_CACHED_TARGETS) {
       this.distances.clear();
       this.orders.clear();
     }
