@@ -42,6 +42,7 @@ import { PublicKey } from '@solana/web3.js';
 import { base58Encode, readPubkey, writePubkey } from './base58';
 import { AccountDecodeError } from './decode-error';
 import { PROGRAM_IDS } from './programs';
+import { readBool, readI128, readU128, view, writeI128, writeI32, writeU128, writeU16, writeU64 } from './bytes';
 
 export const WHIRLPOOL_SIZE = 653;
 export const WHIRLPOOLS_CONFIG_SIZE = 108;
@@ -235,60 +236,10 @@ export interface WhirlpoolLockConfig {
 
 // ---------------------------------------------------------------- helpers
 
-const U64_MAX = (1n << 64n) - 1n;
-const U128_MAX = (1n << 128n) - 1n;
-const I128_MIN = -(1n << 127n);
-const I128_MAX = (1n << 127n) - 1n;
 
-function view(data: Uint8Array): Buffer {
-  return Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-}
 
-function readU128(buf: Buffer, o: number): bigint {
-  const lo = buf.readBigUInt64LE(o);
-  const hi = buf.readBigUInt64LE(o + 8);
-  return hi === 0n ? lo : (hi << 64n) | lo;
-}
 
-function readI128(buf: Buffer, o: number): bigint {
-  const lo = buf.readBigUInt64LE(o);
-  const hi = buf.readBigInt64LE(o + 8);
-  return (hi << 64n) + lo;
-}
 
-function writeU128(buf: Buffer, o: number, v: bigint, field: string): void {
-  if (v < 0n || v > U128_MAX) throw new RangeError(`${field} out of u128 range: ${v}`);
-  buf.writeBigUInt64LE(v & U64_MAX, o);
-  buf.writeBigUInt64LE(v >> 64n, o + 8);
-}
-
-function writeI128(buf: Buffer, o: number, v: bigint, field: string): void {
-  if (v < I128_MIN || v > I128_MAX) throw new RangeError(`${field} out of i128 range: ${v}`);
-  const u = v < 0n ? v + (1n << 128n) : v;
-  buf.writeBigUInt64LE(u & U64_MAX, o);
-  buf.writeBigUInt64LE(u >> 64n, o + 8);
-}
-
-function writeU64(buf: Buffer, o: number, v: bigint, field: string): void {
-  if (v < 0n || v > U64_MAX) throw new RangeError(`${field} out of u64 range: ${v}`);
-  buf.writeBigUInt64LE(v, o);
-}
-
-function writeU16(buf: Buffer, o: number, v: number, field: string): void {
-  if (!Number.isInteger(v) || v < 0 || v > 0xffff) throw new RangeError(`${field} out of u16 range: ${v}`);
-  buf.writeUInt16LE(v, o);
-}
-
-function writeI32(buf: Buffer, o: number, v: number, field: string): void {
-  if (!Number.isInteger(v) || v < -0x80000000 || v > 0x7fffffff) throw new RangeError(`${field} out of i32 range: ${v}`);
-  buf.writeInt32LE(v, o);
-}
-
-function readBool(buf: Buffer, o: number, address: string, field: string): boolean {
-  const b = buf[o];
-  if (b > 1) throw new AccountDecodeError(address, `invalid bool byte ${b} for ${field}`);
-  return b === 1;
-}
 
 function checkHeader(
   data: Uint8Array,

@@ -28,6 +28,7 @@ import { PublicKey } from '@solana/web3.js';
 import { readPubkey, writePubkey } from './base58';
 import { AccountDecodeError } from './decode-error';
 import { PROGRAM_IDS } from './programs';
+import { readU128, view, writeU128, writeU64 } from './bytes';
 
 export const AMM_V4_INFO_SIZE = 752;
 
@@ -155,27 +156,8 @@ const KEYS = [
   'targetOrders',
 ] as const;
 
-const U64_MAX = 0xffffffffffffffffn;
-const U128_MAX = (1n << 128n) - 1n;
 
-function view(data: Uint8Array): Buffer {
-  return Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-}
 
-function readU128(buf: Buffer, offset: number): bigint {
-  return buf.readBigUInt64LE(offset) | (buf.readBigUInt64LE(offset + 8) << 64n);
-}
-
-function writeU64(buf: Buffer, offset: number, value: bigint, field: string): void {
-  if (value < 0n || value > U64_MAX) throw new RangeError(`${field} out of u64 range: ${value}`);
-  buf.writeBigUInt64LE(value, offset);
-}
-
-function writeU128(buf: Buffer, offset: number, value: bigint, field: string): void {
-  if (value < 0n || value > U128_MAX) throw new RangeError(`${field} out of u128 range: ${value}`);
-  buf.writeBigUInt64LE(value & U64_MAX, offset);
-  buf.writeBigUInt64LE(value >> 64n, offset + 8);
-}
 
 /**
  * Decode an AmmInfo. `owner`, when given, must be the AMM v4 program. Throws AccountDecodeError

@@ -46,6 +46,7 @@ import { PublicKey } from '@solana/web3.js';
 import { readPubkey, writePubkey } from './base58';
 import { AccountDecodeError } from './decode-error';
 import { PROGRAM_IDS } from './programs';
+import { readBool, readI128, readU128, view, writeI128, writeI32, writeI64, writeU128, writeU64, checkAnchorAccount } from './bytes';
 
 export const CLMM_POOL_STATE_SIZE = 1544;
 export const CLMM_AMM_CONFIG_SIZE = 117;
@@ -237,41 +238,8 @@ export type ClmmAccountType =
 
 // ---- byte helpers ----
 
-const U64_MAX = (1n << 64n) - 1n;
-const U128_MAX = (1n << 128n) - 1n;
 
-function view(data: Uint8Array): Buffer {
-  return Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-}
 
-function readU128(buf: Buffer, o: number): bigint {
-  return buf.readBigUInt64LE(o) | (buf.readBigUInt64LE(o + 8) << 64n);
-}
-
-function readI128(buf: Buffer, o: number): bigint {
-  return BigInt.asIntN(128, readU128(buf, o));
-}
-
-function writeU128(buf: Buffer, o: number, v: bigint, field: string): void {
-  if (v < 0n || v > U128_MAX) throw new RangeError(`${field} out of u128 range: ${v}`);
-  buf.writeBigUInt64LE(v & U64_MAX, o);
-  buf.writeBigUInt64LE(v >> 64n, o + 8);
-}
-
-function writeI128(buf: Buffer, o: number, v: bigint, field: string): void {
-  if (v < -(1n << 127n) || v >= 1n << 127n) throw new RangeError(`${field} out of i128 range: ${v}`);
-  writeU128(buf, o, BigInt.asUintN(128, v), field);
-}
-
-function writeU64(buf: Buffer, o: number, v: bigint, field: string): void {
-  if (v < 0n || v > U64_MAX) throw new RangeError(`${field} out of u64 range: ${v}`);
-  buf.writeBigUInt64LE(v, o);
-}
-
-function writeI64(buf: Buffer, o: number, v: bigint, field: string): void {
-  if (v < -(1n << 63n) || v >= 1n << 63n) throw new RangeError(`${field} out of i64 range: ${v}`);
-  buf.writeBigInt64LE(v, o);
-}
 
 function writeUInt(buf: Buffer, o: number, v: number, bytes: 1 | 2 | 4, field: string): void {
   const max = bytes === 1 ? 0xff : bytes === 2 ? 0xffff : 0xffffffff;
@@ -279,39 +247,8 @@ function writeUInt(buf: Buffer, o: number, v: number, bytes: 1 | 2 | 4, field: s
   buf.writeUIntLE(v, o, bytes);
 }
 
-function writeI32(buf: Buffer, o: number, v: number, field: string): void {
-  if (!Number.isInteger(v) || v < -0x80000000 || v > 0x7fffffff) throw new RangeError(`${field} out of i32 range: ${v}`);
-  buf.writeInt32LE(v, o);
-}
-
-function readBool(buf: Buffer, o: number, address: string, field: string): boolean {
-  const b = buf[o];
-  if (b > 1) throw new AccountDecodeError(address, `invalid bool byte ${b} for ${field}`);
-  return b === 1;
-}
-
-function checkAccount(
-  data: Uint8Array,
-  owner: string | undefined,
-  address: string,
-  size: number,
-  discriminator: Buffer,
-  what: string,
-): Buffer {
-  if (owner !== undefined && owner !== PROGRAM_IDS.raydiumClmm) {
-    throw new AccountDecodeError(address, `wrong owner ${owner} for a Raydium CLMM ${what}: expected ${PROGRAM_IDS.raydiumClmm}`);
-  }
-  const buf = view(data);
-  if (buf.length !== size) {
-    throw new AccountDecodeError(address, `wrong size ${buf.length} for a Raydium CLMM ${what}: expected ${size}`);
-  }
-  if (!buf.subarray(0, 8).equals(discriminator)) {
-    throw new AccountDecodeError(
-      address,
-      `wrong discriminator ${buf.subarray(0, 8).toString('hex')} for a Raydium CLMM ${what}: expected ${discriminator.toString('hex')}`,
-    );
-  }
-  return buf;
+function checkAccount(data: Uint8Array, owner: string | undefined, address: string, size: number, discriminator: Buffer, what: string): Buffer {
+  return checkAnchorAccount(data, owner, address, { programId: PROGRAM_IDS.raydiumClmm, what: `a Raydium CLMM ${what}`, size, discriminator });
 }
 
 /**

@@ -18,8 +18,8 @@
 import { createHash } from 'node:crypto';
 import { PublicKey } from '@solana/web3.js';
 import { readPubkey, writePubkey } from './base58';
-import { AccountDecodeError } from './decode-error';
 import { PROGRAM_IDS } from './programs';
+import { readBool, view, writeU64, checkAnchorAccount } from './bytes';
 
 export const CPMM_POOL_STATE_SIZE = 637;
 export const CPMM_AMM_CONFIG_SIZE = 236;
@@ -84,43 +84,8 @@ export interface CpmmAmmConfig {
   creatorFeeRate: bigint;
 }
 
-function view(data: Uint8Array): Buffer {
-  return Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-}
-
-function checkAccount(
-  data: Uint8Array,
-  owner: string | undefined,
-  address: string,
-  size: number,
-  discriminator: Buffer,
-  what: string,
-): Buffer {
-  if (owner !== undefined && owner !== PROGRAM_IDS.raydiumCpmm) {
-    throw new AccountDecodeError(address, `wrong owner ${owner} for a Raydium CPMM ${what}: expected ${PROGRAM_IDS.raydiumCpmm}`);
-  }
-  const buf = view(data);
-  if (buf.length !== size) {
-    throw new AccountDecodeError(address, `wrong size ${buf.length} for a Raydium CPMM ${what}: expected ${size}`);
-  }
-  if (!buf.subarray(0, 8).equals(discriminator)) {
-    throw new AccountDecodeError(
-      address,
-      `wrong discriminator ${buf.subarray(0, 8).toString('hex')} for a Raydium CPMM ${what}: expected ${discriminator.toString('hex')}`,
-    );
-  }
-  return buf;
-}
-
-function readBool(buf: Buffer, offset: number, address: string, field: string): boolean {
-  const b = buf[offset];
-  if (b > 1) throw new AccountDecodeError(address, `invalid bool byte ${b} for ${field}`);
-  return b === 1;
-}
-
-function writeU64(buf: Buffer, offset: number, value: bigint, field: string): void {
-  if (value < 0n || value > 0xffffffffffffffffn) throw new RangeError(`${field} out of u64 range: ${value}`);
-  buf.writeBigUInt64LE(value, offset);
+function checkAccount(data: Uint8Array, owner: string | undefined, address: string, size: number, discriminator: Buffer, what: string): Buffer {
+  return checkAnchorAccount(data, owner, address, { programId: PROGRAM_IDS.raydiumCpmm, what: `a Raydium CPMM ${what}`, size, discriminator });
 }
 
 function writeU8(buf: Buffer, offset: number, value: number, field: string): void {

@@ -13,6 +13,7 @@
 import { readPubkey, writePubkey } from './base58';
 import { AccountDecodeError } from './decode-error';
 import { PROGRAM_IDS } from './programs';
+import { view, writeU64 } from './bytes';
 
 export const MINT_SIZE = 82;
 export const TOKEN_ACCOUNT_SIZE = 165;
@@ -71,10 +72,6 @@ export interface TokenAccount {
 
 const STATES: readonly TokenAccountState[] = ['uninitialized', 'initialized', 'frozen'];
 
-function view(data: Uint8Array): Buffer {
-  return Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-}
-
 function checkTokenOwner(owner: string, account: string): void {
   if (owner !== PROGRAM_IDS.token && owner !== PROGRAM_IDS.token2022) {
     throw new AccountDecodeError(
@@ -102,11 +99,6 @@ function writeOptionalPubkey(buf: Buffer, offset: number, key: string | null): v
     buf.writeUInt32LE(1, offset);
     writePubkey(buf, offset + 4, key);
   }
-}
-
-function writeU64(buf: Buffer, offset: number, value: bigint, field: string): void {
-  if (value < 0n || value > 0xffffffffffffffffn) throw new RangeError(`${field} out of u64 range: ${value}`);
-  buf.writeBigUInt64LE(value, offset);
 }
 
 /** Parse the TLV area of a Token-2022 account (from byte 166). Stops at an Uninitialized entry. */
