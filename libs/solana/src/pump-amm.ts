@@ -13,7 +13,6 @@
  *  | mayhemModeEnabled bool @417 | reservedFeeRecipients [pubkey;7] @418 | isCashbackEnabled bool @642
  *  | buybackFeeRecipients [pubkey;8] @643 | buybackBasisPoints u64 @899 — 907 bytes.
  */
-import { PublicKey } from '@solana/web3.js';
 import { PROGRAM_IDS } from './programs';
 import {
   anchorAccountDiscriminator,
@@ -22,6 +21,8 @@ import {
   layoutEnd,
   pumpPoolAuthorityAddress,
   type FieldSpec,
+  pumpPda,
+  seedKey,
 } from './pump-fun';
 
 export const PUMP_AMM_POOL_DISCRIMINATOR: Buffer = anchorAccountDiscriminator('Pool');
@@ -145,18 +146,11 @@ export function encodePumpAmmGlobalConfig(g: PumpAmmGlobalConfig, size = PUMP_AM
 
 // ---- PDAs ----
 
-function pda(seeds: (string | Buffer)[]): string {
-  const bytes = seeds.map((s) => (typeof s === 'string' ? Buffer.from(s, 'utf8') : s));
-  return PublicKey.findProgramAddressSync(bytes, new PublicKey(PROGRAM_IDS.pumpSwapAmm))[0].toBase58();
-}
-
-function key(address: string): Buffer {
-  return new PublicKey(address).toBuffer();
-}
+const ammPda = (seeds: (string | Buffer)[]): string => pumpPda(PROGRAM_IDS.pumpSwapAmm, seeds);
 
 /** The sole GlobalConfig: ["global_config"] (ADyA8hdefvWN2dbGGWFotbzWxrAvLW83WG6QCVXvJKqw). */
 export function pumpAmmGlobalConfigAddress(): string {
-  return pda(['global_config']);
+  return ammPda(['global_config']);
 }
 
 /** A pool: ["pool", index u16 LE, creator, baseMint, quoteMint]. */
@@ -164,7 +158,7 @@ export function pumpAmmPoolAddress(index: number, creator: string, baseMint: str
   if (!Number.isInteger(index) || index < 0 || index > 0xffff) throw new RangeError(`index out of u16 range: ${index}`);
   const le = Buffer.alloc(2);
   le.writeUInt16LE(index, 0);
-  return pda(['pool', le, key(creator), key(baseMint), key(quoteMint)]);
+  return ammPda(['pool', le, seedKey(creator), seedKey(baseMint), seedKey(quoteMint)]);
 }
 
 /** The canonical pool pump.fun's migrate creates for `baseMint` (index 0, creator = pump pool authority). */
@@ -179,5 +173,5 @@ export function isCanonicalPumpPool(pool: Pick<PumpAmmPoolState, 'creator' | 'ba
 
 /** The coin creator vault authority: ["creator_vault", coinCreator]. */
 export function pumpAmmCoinCreatorVaultAuthority(coinCreator: string): string {
-  return pda(['creator_vault', key(coinCreator)]);
+  return ammPda(['creator_vault', seedKey(coinCreator)]);
 }

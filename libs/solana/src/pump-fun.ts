@@ -477,33 +477,35 @@ export function pumpFunAccountType(data: Uint8Array): 'BondingCurve' | 'Global' 
 // PDAs
 // ---------------------------------------------------------------------------------------------
 
-function pda(programId: string, seeds: (string | Buffer)[]): string {
+/** the program address of `seeds` (strings as UTF-8) under `programId` (also used by pump-amm) */
+export function pumpPda(programId: string, seeds: (string | Buffer)[]): string {
   const bytes = seeds.map((s) => (typeof s === 'string' ? Buffer.from(s, 'utf8') : s));
   return PublicKey.findProgramAddressSync(bytes, new PublicKey(programId))[0].toBase58();
 }
 
-function key(address: string): Buffer {
+/** a public key's 32 bytes, as a PDA seed */
+export function seedKey(address: string): Buffer {
   return new PublicKey(address).toBuffer();
 }
 
 /** The bonding curve of `mint`: ["bonding-curve", mint]. */
 export function pumpBondingCurveAddress(mint: string): string {
-  return pda(PROGRAM_IDS.pumpFun, ['bonding-curve', key(mint)]);
+  return pumpPda(PROGRAM_IDS.pumpFun, ['bonding-curve', seedKey(mint)]);
 }
 
 /** The sole Global account: ["global"] (4wTV1YmiEkRvAtNtsSGPtUrqRYQMe5SKy2uB4Jjaxnjf). */
 export function pumpGlobalAddress(): string {
-  return pda(PROGRAM_IDS.pumpFun, ['global']);
+  return pumpPda(PROGRAM_IDS.pumpFun, ['global']);
 }
 
 /** The creator fee vault: ["creator-vault", creator]. */
 export function pumpCreatorVaultAddress(creator: string): string {
-  return pda(PROGRAM_IDS.pumpFun, ['creator-vault', key(creator)]);
+  return pumpPda(PROGRAM_IDS.pumpFun, ['creator-vault', seedKey(creator)]);
 }
 
 /** The FeeConfig of a program (pump.fun or PumpSwap): ["fee_config", programId] under the fees program. */
 export function pumpFeeConfigAddress(configProgramId: string): string {
-  return pda(PUMP_FEES_PROGRAM_ID, ['fee_config', key(configProgramId)]);
+  return pumpPda(PUMP_FEES_PROGRAM_ID, ['fee_config', seedKey(configProgramId)]);
 }
 
 /**
@@ -511,5 +513,5 @@ export function pumpFeeConfigAddress(configProgramId: string): string {
  * under pump.fun. A PumpSwap pool whose creator equals this is canonical (tiered fees).
  */
 export function pumpPoolAuthorityAddress(baseMint: string): string {
-  return pda(PROGRAM_IDS.pumpFun, ['pool-authority', key(baseMint)]);
+  return pumpPda(PROGRAM_IDS.pumpFun, ['pool-authority', seedKey(baseMint)]);
 }
