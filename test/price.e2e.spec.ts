@@ -23,8 +23,7 @@ import { TOPICS } from '../libs/contracts/src/topics';
 import { EmbeddedLog } from '../libs/log/src/embedded/embedded-log';
 import { base58Encode } from '../libs/solana/src/base58';
 import { MINTS, PROGRAM_IDS } from '../libs/solana/src/programs';
-import { cpmmAuthority, encodeCpmmPoolState } from '../libs/solana/src/raydium-cpmm';
-import { encodeMint, encodeTokenAccount } from '../libs/solana/src/spl-token';
+import { testCpmmPool, testMint, testVault } from './support/cpmm-accounts';
 
 const key = (byte: number): string => base58Encode(Buffer.alloc(32, byte));
 
@@ -56,56 +55,8 @@ describe('price e2e', () => {
 
   /** two fresh 6-decimal mints and a CPMM pool between them: a pool, but no anchor */
   function islandUpdates(slot: number): PoolUpdate[] {
-    const tmpl = market.pools[0].state;
-    const vault = (address: string, mint: string): PoolUpdate => ({
-      slot,
-      address,
-      owner: PROGRAM_IDS.token,
-      lamports: 2_039_280n,
-      data: encodeTokenAccount({
-        mint,
-        owner: cpmmAuthority(),
-        amount: 1_000_000_000_000n,
-        delegate: null,
-        state: 'initialized',
-        isNative: null,
-        delegatedAmount: 0n,
-        closeAuthority: null,
-      }),
-      source: 'test',
-    });
-    const mint = (address: string): PoolUpdate => ({
-      slot,
-      address,
-      owner: PROGRAM_IDS.token,
-      lamports: 1_461_600n,
-      data: encodeMint({ mintAuthority: null, supply: 10n ** 15n, decimals: 6, isInitialized: true, freezeAuthority: null }),
-      source: 'test',
-    });
-    const pool: PoolUpdate = {
-      slot,
-      address: islandPool,
-      owner: PROGRAM_IDS.raydiumCpmm,
-      lamports: 5_324_400n,
-      data: encodeCpmmPoolState({
-        ...tmpl,
-        protocolFeesToken0: 0n,
-        protocolFeesToken1: 0n,
-        fundFeesToken0: 0n,
-        fundFeesToken1: 0n,
-        creatorFeesToken0: 0n,
-        creatorFeesToken1: 0n,
-        status: 0,
-        token0Mint: islandX,
-        token1Mint: islandY,
-        token0Vault: key(9),
-        token1Vault: key(10),
-        mint0Decimals: 6,
-        mint1Decimals: 6,
-      }),
-      source: 'test',
-    };
-    return [mint(islandX), mint(islandY), vault(key(9), islandX), vault(key(10), islandY), pool];
+    const pool = testCpmmPool(slot, islandPool, market.pools[0].state, islandX, islandY, key(9), key(10));
+    return [testMint(slot, islandX), testMint(slot, islandY), testVault(slot, key(9), islandX), testVault(slot, key(10), islandY), pool];
   }
 
   /** the price rules applied from scratch to the router's current projection */

@@ -24,8 +24,8 @@ import { EmbeddedLog } from '../libs/log/src/embedded/embedded-log';
 import { LOG_PORT, type LogPort } from '../libs/log/src/log.port';
 import { base58Encode } from '../libs/solana/src/base58';
 import { MINTS, PROGRAM_IDS } from '../libs/solana/src/programs';
-import { cpmmAuthority, encodeCpmmPoolState } from '../libs/solana/src/raydium-cpmm';
-import { decodeTokenAccount, encodeMint, encodeTokenAccount } from '../libs/solana/src/spl-token';
+import { decodeTokenAccount, encodeTokenAccount } from '../libs/solana/src/spl-token';
+import { testCpmmPool, testMint, testVault } from './support/cpmm-accounts';
 
 const key = (byte: number): string => base58Encode(Buffer.alloc(32, byte));
 
@@ -82,50 +82,15 @@ describe('router e2e', () => {
   const quote = (q: Record<string, string>) => get(`/api/v1/quote?${new URLSearchParams(q).toString()}`);
 
   function islandUpdates(slot: number): PoolUpdate[] {
-    const tmpl = market.pools[0].state;
-    const vault = (address: string, mint: string): PoolUpdate => ({
-      slot,
-      address,
-      owner: PROGRAM_IDS.token,
-      lamports: 2_039_280n,
-      data: encodeTokenAccount({
-        mint,
-        owner: cpmmAuthority(),
-        amount: 1_000_000_000_000n,
-        delegate: null,
-        state: 'initialized',
-        isNative: null,
-        delegatedAmount: 0n,
-        closeAuthority: null,
-      }),
-      source: 'test',
-    });
-    const mint = (address: string): PoolUpdate => ({
-      slot,
-      address,
-      owner: PROGRAM_IDS.token,
-      lamports: 1_461_600n,
-      data: encodeMint({ mintAuthority: null, supply: 10n ** 15n, decimals: 6, isInitialized: true, freezeAuthority: null }),
-      source: 'test',
-    });
-    const zeroFees = {
-      protocolFeesToken0: 0n,
-      protocolFeesToken1: 0n,
-      fundFeesToken0: 0n,
-      fundFeesToken1: 0n,
-      creatorFeesToken0: 0n,
-      creatorFeesToken1: 0n,
-      status: 0,
-    };
-    const pool = (address: string, v0: string, v1: string): PoolUpdate => ({
-      slot,
-      address,
-      owner: PROGRAM_IDS.raydiumCpmm,
-      lamports: 5_324_400n,
-      data: encodeCpmmPoolState({ ...tmpl, ...zeroFees, token0Mint: islandX, token1Mint: islandY, token0Vault: v0, token1Vault: v1, mint0Decimals: 6, mint1Decimals: 6 }),
-      source: 'test',
-    });
-    return [mint(islandX), mint(islandY), vault(key(9), islandX), vault(key(10), islandY), pool(islandPool, key(9), key(10)), pool(brokenPool, key(9), missingVault)];
+    const pool = (address: string, v0: string, v1: string) => testCpmmPool(slot, address, market.pools[0].state, islandX, islandY, v0, v1);
+    return [
+      testMint(slot, islandX),
+      testMint(slot, islandY),
+      testVault(slot, key(9), islandX),
+      testVault(slot, key(10), islandY),
+      pool(islandPool, key(9), key(10)),
+      pool(brokenPool, key(9), missingVault),
+    ];
   }
 
   beforeAll(async () => {
