@@ -22,7 +22,7 @@ import { encodePoolUpdate, type PoolUpdate } from '../libs/contracts/src/pool-up
 import { TOPICS } from '../libs/contracts/src/topics';
 import { EmbeddedLog } from '../libs/log/src/embedded/embedded-log';
 import { base58Encode } from '../libs/solana/src/base58';
-import { MINTS, PROGRAM_IDS } from '../libs/solana/src/programs';
+import { MINTS } from '../libs/solana/src/programs';
 import { testCpmmPool, testMint, testVault } from './support/cpmm-accounts';
 
 const key = (byte: number): string => base58Encode(Buffer.alloc(32, byte));
