@@ -5,6 +5,7 @@
  * are integer ticks and liquidity, and the vault balances they need are computed with the
  * program's own amount math by the caller.
  */
+import { NOISE_SHRINK, buyA, towards, type SimContext, type SwapDraw } from '../context';
 import type { Prng } from '../prng';
 
 export interface ClPosition {
@@ -152,4 +153,47 @@ export const U128 = 1n << 128n;
 /** wrapping u128 subtraction (fee growth outside flips) */
 export function wrapSub128(a: bigint, b: bigint): bigint {
   return (((a - b) % U128) + U128) % U128;
+}
+
+export interface ClSwapPlan {
+  /** token A (the pool's first mint) in */
+  aToB: boolean;
+  /** the specified amount (input for ExactIn, output for ExactOut) */
+  amount: bigint;
+  /** sqrt price limit: the latent price for a trade towards it, 0n (none) otherwise */
+  limit: bigint;
+}
+
+/**
+ * Draw one swap on a concentrated-liquidity pool (both programs): direction leaning towards the
+ * latent price, size a fraction of the virtual reserves at the current liquidity (at least a
+ * quarter of the reference liquidity), noise trades shrunk, an ExactOut never asking for the
+ * whole vault, and a trade towards the latent price limited to it. Null when nothing trades.
+ */
+export function planClSwap(
+  ctx: SimContext,
+  draw: SwapDraw,
+  pool: { tokenA: number; tokenB: number; sqrtPriceX64: bigint; liquidity: bigint; refLiquidity: bigint; vaultAAmount: bigint; vaultBAmount: bigint },
+  limits: { min: bigint; max: bigint },
+): ClSwapPlan | null {
+  const ta = ctx.tokens[pool.tokenA];
+  const tb = ctx.tokens[pool.tokenB];
+  const sp = Number(pool.sqrtPriceX64) / 2 ** 64;
+  const poolPrice = sp * sp * 10 ** (ta.decimals - tb.decimals);
+  const latent = ctx.latent(pool.tokenA, pool.tokenB);
+  const aToB = !buyA(poolPrice, latent, draw.u);
+  const toward = towards(poolPrice, latent, !aToB);
+  const { r0, r1 } = virtualReserves(pool.liquidity > pool.refLiquidity / 4n ? pool.liquidity : pool.refLiquidity / 4n, pool.sqrtPriceX64);
+  const base = draw.exactIn ? (aToB ? r0 : r1) : aToB ? r1 : r0;
+  const vaultOut = aToB ? pool.vaultBAmount : pool.vaultAAmount;
+  let amount = BigInt(Math.floor(Math.min(base * draw.fraction, 1e19)));
+  if (!toward) amount /= NOISE_SHRINK;
+  if (!draw.exactIn && amount >= vaultOut) amount = vaultOut / 2n;
+  if (amount <= 0n) return null;
+  let limit = 0n;
+  if (toward) {
+    limit = sqrtPriceX64Of(ctx.latentRaw(pool.tokenA, pool.tokenB), limits.min, limits.max);
+    if (aToB ? limit >= pool.sqrtPriceX64 : limit <= pool.sqrtPriceX64) return null;
+  }
+  return { aToB, amount, limit };
 }

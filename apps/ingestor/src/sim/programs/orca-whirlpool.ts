@@ -36,9 +36,9 @@ import {
   type WhirlpoolOracle,
   type WhirlpoolTick,
 } from '../../../../../libs/solana/src/orca-whirlpool';
-import { NOISE_SHRINK, buyA, pda, towards, randomKey, raw, type SimContext, type SimVault, type SwapDraw } from '../context';
+import { pda, randomKey, raw, type SimContext, type SimVault, type SwapDraw } from '../context';
 import type { Prng } from '../prng';
-import { planPositions, positionAmounts, sqrtPriceX64Of, tickLiquidity, virtualReserves, wrapSub128 } from './cl-shape';
+import { planPositions, positionAmounts, sqrtPriceX64Of, tickLiquidity, wrapSub128, planClSwap } from './cl-shape';
 import type { PlannedPool, SimPoolInfo, SimProgram, SimSwap } from './program';
 import { clampDepth } from './raydium-cpmm';
 
@@ -237,26 +237,15 @@ export class OrcaWhirlpoolSim implements SimProgram {
   swap(ctx: SimContext, i: number, draw: SwapDraw): SimSwap | null {
     const p = this.whirlpools[i];
     const w = p.whirlpool;
-    const ta = ctx.tokens[p.vaultA.token];
-    const tb = ctx.tokens[p.vaultB.token];
-    const sp = Number(w.sqrtPrice) / 2 ** 64;
-    const poolPrice = sp * sp * 10 ** (ta.decimals - tb.decimals);
-    const latent = ctx.latent(p.vaultA.token, p.vaultB.token);
-    const aToB = !buyA(poolPrice, latent, draw.u);
-    const toward = towards(poolPrice, latent, !aToB);
-    const { r0, r1 } = virtualReserves(w.liquidity > p.refLiquidity / 4n ? w.liquidity : p.refLiquidity / 4n, w.sqrtPrice);
-    const base = draw.exactIn ? (aToB ? r0 : r1) : aToB ? r1 : r0;
+    const plan = planClSwap(
+      ctx,
+      draw,
+      { tokenA: p.vaultA.token, tokenB: p.vaultB.token, sqrtPriceX64: w.sqrtPrice, liquidity: w.liquidity, refLiquidity: p.refLiquidity, vaultAAmount: p.vaultA.amount, vaultBAmount: p.vaultB.amount },
+      { min: MIN_SQRT_PRICE_X64, max: MAX_SQRT_PRICE_X64 },
+    );
+    if (plan === null) return null;
+    const { aToB, amount, limit } = plan;
     const vaultOut = aToB ? p.vaultB.amount : p.vaultA.amount;
-    let amount = BigInt(Math.floor(Math.min(base * draw.fraction, 1e19)));
-    if (!toward) amount /= NOISE_SHRINK;
-    if (!draw.exactIn && amount >= vaultOut) amount = vaultOut / 2n;
-    if (amount <= 0n) return null;
-    // a trade towards the latent price stops at it (the program's sqrt price limit)
-    let limit = 0n;
-    if (toward) {
-      limit = sqrtPriceX64Of(ctx.latentRaw(p.vaultA.token, p.vaultB.token), MIN_SQRT_PRICE_X64, MAX_SQRT_PRICE_X64);
-      if (aToB ? limit >= w.sqrtPrice : limit <= w.sqrtPrice) return null;
-    }
     const mode = draw.exactIn ? 'ExactIn' : 'ExactOut';
     const timestamp = ctx.unixTime;
     let r: SwapResult;

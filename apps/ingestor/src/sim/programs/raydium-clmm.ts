@@ -39,9 +39,9 @@ import {
   type ClmmTickArrayBitmapExtension,
   type ClmmTickArrayState,
 } from '../../../../../libs/solana/src/raydium-clmm';
-import { NOISE_SHRINK, buyA, pda, towards, randomKey, raw, type SimContext, type SimVault, type SwapDraw } from '../context';
+import { pda, randomKey, raw, type SimContext, type SimVault, type SwapDraw } from '../context';
 import type { Prng } from '../prng';
-import { planPositions, positionAmounts, sqrtPriceX64Of, virtualReserves, wrapSub128 } from './cl-shape';
+import { planPositions, positionAmounts, sqrtPriceX64Of, wrapSub128, planClSwap } from './cl-shape';
 import type { PlannedPool, SimPoolInfo, SimProgram, SimSwap } from './program';
 import { clampDepth } from './raydium-cpmm';
 
@@ -221,26 +221,16 @@ export class RaydiumClmmSim implements SimProgram {
   swap(ctx: SimContext, i: number, draw: SwapDraw): SimSwap | null {
     const p = this.clmmPools[i];
     const s = p.state;
-    const t0 = ctx.tokens[p.vault0.token];
-    const t1 = ctx.tokens[p.vault1.token];
-    const sp = Number(s.sqrtPriceX64) / 2 ** 64;
-    const poolPrice = sp * sp * 10 ** (t0.decimals - t1.decimals);
-    const latent = ctx.latent(p.vault0.token, p.vault1.token);
-    const zeroForOne = !buyA(poolPrice, latent, draw.u);
-    const toward = towards(poolPrice, latent, !zeroForOne);
-    const { r0, r1 } = virtualReserves(s.liquidity > p.refLiquidity / 4n ? s.liquidity : p.refLiquidity / 4n, s.sqrtPriceX64);
-    const base = draw.exactIn ? (zeroForOne ? r0 : r1) : zeroForOne ? r1 : r0;
+    const plan = planClSwap(
+      ctx,
+      draw,
+      { tokenA: p.vault0.token, tokenB: p.vault1.token, sqrtPriceX64: s.sqrtPriceX64, liquidity: s.liquidity, refLiquidity: p.refLiquidity, vaultAAmount: p.vault0.amount, vaultBAmount: p.vault1.amount },
+      // a partial fill at the limit is allowed; the limit must lie strictly inside the bounds
+      { min: MIN_SQRT_PRICE_X64 + 1n, max: MAX_SQRT_PRICE_X64 - 1n },
+    );
+    if (plan === null) return null;
+    const { aToB: zeroForOne, amount, limit } = plan;
     const vaultOut = zeroForOne ? p.vault1.amount : p.vault0.amount;
-    let amount = BigInt(Math.floor(Math.min(base * draw.fraction, 1e19)));
-    if (!toward) amount /= NOISE_SHRINK;
-    if (!draw.exactIn && amount >= vaultOut) amount = vaultOut / 2n;
-    if (amount <= 0n) return null;
-    // a trade towards the latent price stops at it (the program's sqrt price limit; a partial fill is then allowed)
-    let limit = 0n;
-    if (toward) {
-      limit = sqrtPriceX64Of(ctx.latentRaw(p.vault0.token, p.vault1.token), MIN_SQRT_PRICE_X64 + 1n, MAX_SQRT_PRICE_X64 - 1n);
-      if (zeroForOne ? limit >= s.sqrtPriceX64 : limit <= s.sqrtPriceX64) return null;
-    }
     const mode = draw.exactIn ? 'ExactIn' : 'ExactOut';
     const cfg = this.configs[p.tier].config;
     const feeOnToken0 = s.feeOn === 1 ? true : s.feeOn === 2 ? false : zeroForOne;
