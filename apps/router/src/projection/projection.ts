@@ -77,8 +77,18 @@ export interface TokenInfo {
 
 const MAX_REASONS = 64;
 
+/** a memoised decode: its value, or the error it threw */
+type Memo = { value?: unknown; error?: unknown };
+
 class AccountEntry implements AccountView {
-  private cache: Map<string, { value?: unknown; error?: unknown }> | null = null;
+  /**
+   * Decodes of this content by key. Almost every account is decoded under one key (a vault as a
+   * token account, a pool as its state), so the first lives in fields and only a second key
+   * allocates a map: one object less per write on the projection's hot path.
+   */
+  private firstKey: string | null = null;
+  private first: Memo | null = null;
+  private more: Map<string, Memo> | null = null;
 
   constructor(
     readonly address: string,
@@ -88,21 +98,31 @@ class AccountEntry implements AccountView {
     public previous: AccountEntry | undefined,
   ) {}
 
+  private hit(key: string): Memo | undefined {
+    if (this.firstKey === key) return this.first!;
+    return this.more?.get(key);
+  }
+
   peek<T>(key: string): T | undefined {
-    const hit = this.cache?.get(key);
+    const hit = this.hit(key);
     return hit && !('error' in hit) ? (hit.value as T) : undefined;
   }
 
   memo<T>(key: string, decode: (account: AccountView) => T): T {
-    if (this.cache === null) this.cache = new Map();
-    let hit = this.cache.get(key);
+    let hit = this.hit(key);
     if (hit === undefined) {
       try {
         hit = { value: decode(this) };
       } catch (error) {
         hit = { error };
       }
-      this.cache.set(key, hit);
+      if (this.firstKey === null) {
+        this.firstKey = key;
+        this.first = hit;
+      } else {
+        if (this.more === null) this.more = new Map();
+        this.more.set(key, hit);
+      }
     }
     if ('error' in hit) throw hit.error;
     return hit.value as T;
