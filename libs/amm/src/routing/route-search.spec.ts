@@ -199,6 +199,32 @@ describe('split routes', () => {
     expect(Number(back.amountIn)).toBeLessThan(Number(10n ** 11n) * (1 + 1e-6));
   });
 
+  it('the hop limit holds for every chain of a split: no cross link or merge makes a longer one', () => {
+    // A→C deep, C→B shallow; A→D shallow, D→B deep; C→D deep: the best flow walks A→C→D→B
+    const pools = [
+      new FakePool('ac', A, C, 10n ** 13n, 10n ** 13n, 5),
+      new FakePool('cb', C, B, 10n ** 10n, 10n ** 10n, 5),
+      new FakePool('ad', A, D, 10n ** 10n, 10n ** 10n, 5),
+      new FakePool('db', D, B, 10n ** 13n, 10n ** 13n, 5),
+      new FakePool('cd', C, D, 10n ** 13n, 10n ** 13n, 5),
+    ];
+    const g = graphOf(pools);
+    const longest = (hops: { inputMint: string; outputMint: string }[]): number => {
+      const depth = new Map<string, number>([[A, 0]]);
+      for (const h of hops) depth.set(h.outputMint, Math.max(depth.get(h.outputMint) ?? 0, depth.get(h.inputMint)! + 1));
+      return Math.max(...depth.values());
+    };
+    for (const mode of ['ExactIn', 'ExactOut'] as const) {
+      const amount = 10n ** 10n;
+      const three = findBestRoute(g, req({ amount, mode, maxHops: 3 }));
+      expect(three.hops.some((h) => h.pool.address === 'cd')).toBe(true); // the link pays when allowed
+      expect(longest(three.hops)).toBe(3);
+      const two = findBestRoute(g, req({ amount, mode, maxHops: 2 }));
+      expect(longest(two.hops)).toBeLessThanOrEqual(2);
+      expect(two.hops.some((h) => h.pool.address === 'cd')).toBe(false);
+    }
+  });
+
   it('property: never worse than the best single path; ExactOut delivers at least the asked output; exact hop amounts', () => {
     const tokens = [A, B, C, D, E];
     const poolArb = fc.record({

@@ -538,7 +538,7 @@ export function findBestRoute(graph: TokenGraph, req: RouteRequest, opts: RouteS
   }
 
   if (opts.split !== false) {
-    const split = trySplit(c, candidates, req, best, opts);
+    const split = trySplit(c, candidates, { ...req, maxHops }, best, opts);
     if (split !== null && (best === null || routeBetter(split, best))) best = split;
   }
   if (best === null) throw new InsufficientLiquidityError(lastFailure);
@@ -564,7 +564,7 @@ function trySplit(c: Compiled, candidates: CandidatePath[], req: RouteRequest, s
     if (impact < minImpact || req.amount / div === 0n) continue;
     all = all.concat(findCandidatePaths(c.graph, { ...req, amount: req.amount / div }, wide));
   }
-  const g = buildFlowGraph(all, amount, req.mode, (a, b) => c.pairPools(c.id(a), c.id(b)), opts);
+  const g = buildFlowGraph(all, amount, req.mode, (a, b) => c.pairPools(c.id(a), c.id(b)), { ...opts, maxHops: req.maxHops });
   if (g === null) return null;
   // output lost to the allocation error e (a share of the amount) ≈ impact × e² / 2, with
   // e ≈ 0.07 / steps: aim at a few thousandths of a bp; then path exchanges polish

@@ -30,6 +30,11 @@ export interface SplitOptions {
   maxEdges?: number;
   /** edges carrying less than this share of the amount are dropped (default 0.002) */
   minShare?: number;
+  /**
+   * the longest chain of pools from the input to the output (the request's hop limit): candidate
+   * paths and cross links that would make a longer chain are left out (default: no limit)
+   */
+  maxHops?: number;
 }
 
 export interface FlowEdge {
@@ -54,22 +59,29 @@ export interface FlowGraph {
 /** parallel pools between two mints, as the graph lists them (callers cache per topology) */
 export type PairPools = (from: string, to: string) => readonly Pool[];
 
-function hasCycle(n: number, pairs: Iterable<[number, number]>): boolean {
+/** the longest chain (in edges) of the directed graph, or -1 when it has a cycle */
+function longestChain(n: number, pairs: Iterable<{ from: number; to: number }>): number {
   const adj: number[][] = Array.from({ length: n }, () => []);
   const indeg = new Int32Array(n);
-  for (const [a, b] of pairs) {
-    adj[a].push(b);
-    indeg[b]++;
+  for (const { from, to } of pairs) {
+    adj[from].push(to);
+    indeg[to]++;
   }
+  const depth = new Int32Array(n);
   const queue: number[] = [];
   for (let i = 0; i < n; i++) if (indeg[i] === 0) queue.push(i);
   let seen = 0;
+  let longest = 0;
   while (queue.length > 0) {
     const t = queue.pop()!;
     seen++;
-    for (const u of adj[t]) if (--indeg[u] === 0) queue.push(u);
+    if (depth[t] > longest) longest = depth[t];
+    for (const u of adj[t]) {
+      if (depth[t] + 1 > depth[u]) depth[u] = depth[t] + 1;
+      if (--indeg[u] === 0) queue.push(u);
+    }
   }
-  return seen !== n;
+  return seen === n ? longest : -1;
 }
 
 /**
@@ -80,6 +92,7 @@ export function buildFlowGraph(candidates: readonly CandidatePath[], amount: num
   const maxPaths = opts.maxPaths ?? 10;
   const parallel = opts.parallelPools ?? 4;
   const maxEdges = opts.maxEdges ?? 64;
+  const maxHops = opts.maxHops ?? Infinity;
   const ids = new Map<string, number>();
   const names: string[] = [];
   const id = (m: string): number => {
@@ -119,7 +132,10 @@ export function buildFlowGraph(candidates: readonly CandidatePath[], amount: num
         added.push(k);
       }
     }
-    if (added.length > 0 && hasCycle(names.length, [...pairs.values()].map((p) => [p.from, p.to] as [number, number]))) {
+    // the union must stay acyclic, and merging paths at a shared token must not chain the head of
+    // one and the tail of another into more hops than the request allows
+    const chain = added.length > 0 ? longestChain(names.length, pairs.values()) : 0;
+    if (chain < 0 || chain > maxHops) {
       for (const k of added) pairs.delete(k);
       names.length = before;
       for (const [m, i] of ids) if (i >= before) ids.delete(m);
@@ -155,13 +171,30 @@ export function buildFlowGraph(candidates: readonly CandidatePath[], amount: num
   const tokenAmount = new Float64Array(n);
   for (const p of pairs.values()) tokenAmount[rank[p.from]] = Math.max(tokenAmount[rank[p.from]], p.amount);
   const linkPairs: { from: number; to: number; amount: number; pools: Set<Pool> }[] = [];
+  // hop limit: a link i → j makes chains of (longest chain into i) + 1 + (longest chain out of j)
+  const into = new Int32Array(n);
+  const outOf = new Int32Array(n);
+  const byRank: number[][] = Array.from({ length: n }, () => []);
+  for (const p of pairs.values()) byRank[rank[p.from]].push(rank[p.to]);
+  const chains = (): void => {
+    into.fill(0);
+    outOf.fill(0);
+    for (let i = 0; i < n; i++) for (const j of byRank[i]) if (into[i] + 1 > into[j]) into[j] = into[i] + 1;
+    for (let i = n - 1; i >= 0; i--) for (const j of byRank[i]) if (outOf[j] + 1 > outOf[i]) outOf[i] = outOf[j] + 1;
+  };
+  if (Number.isFinite(maxHops)) chains();
   for (let i = 0; i < n; i++) {
     for (let j = i + 1; j < n; j++) {
       const a = order[i];
       const b = order[j];
       if (pairs.has(`${names[a]}>${names[b]}`)) continue;
+      if (into[i] + 1 + outOf[j] > maxHops) continue;
       if (pairPools(names[a], names[b]).length === 0) continue;
       linkPairs.push({ from: a, to: b, amount: tokenAmount[i], pools: new Set() });
+      if (Number.isFinite(maxHops)) {
+        byRank[i].push(j);
+        chains();
+      }
     }
   }
 
