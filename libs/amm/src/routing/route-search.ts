@@ -293,6 +293,17 @@ function hopDistance(c: Compiled, start: string, target: string): number {
   return s < d.length ? d[s] : UNREACHABLE;
 }
 
+/** whether two partial paths walk the same tokens (same length by construction of a layer) */
+function sameTokens(a: Node | null, b: Node | null): boolean {
+  while (a !== null && b !== null) {
+    if (a === b) return true;
+    if (a.token !== b.token) return false;
+    a = a.prev;
+    b = b.prev;
+  }
+  return a === b;
+}
+
 /**
  * Float-guided candidate paths from inputMint to outputMint, best estimate first. ExactIn walks
  * forwards with approxOut; ExactOut walks backwards from the output with approxIn.
@@ -393,13 +404,23 @@ export function findCandidatePaths(graph: TokenGraph, req: RouteRequest, opts: R
             nextTokens.push(u);
             nextLists.push((list = []));
           } else list = nextLists[idx];
-          // insert into the list kept best-first, capped at k
+          // insert into the list kept best-first, capped at k, one entry per token sequence: a
+          // second pool sequence over the same tokens would crowd out a different path (the
+          // flow graph adds a pair's parallel pools anyway)
           let i = list.length;
           while (i > 0 && score > list[i - 1].score) i--;
           if (i >= k) continue;
-          if (list.length < k) list.push(list[list.length - 1]);
-          for (let m = list.length - 1; m > i; m--) list[m] = list[m - 1];
-          list[i] = { token: u, amount, score, hops: h, pool, prev: node };
+          let twin = -1;
+          for (let m = 0; m < list.length; m++) {
+            if (sameTokens(list[m].prev, node)) {
+              twin = m;
+              break;
+            }
+          }
+          if (twin >= 0 && twin < i) continue; // the same tokens already, with a better pool sequence
+          if (twin >= 0) list.splice(twin, 1);
+          else if (list.length >= k) list.pop();
+          list.splice(i, 0, { token: u, amount, score, hops: h, pool, prev: node });
         }
       }
     }
