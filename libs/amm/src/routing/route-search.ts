@@ -591,7 +591,7 @@ function trySplit(c: Compiled, candidates: CandidatePath[], req: RouteRequest, s
   // e ≈ 0.07 / steps: aim at a few thousandths of a bp; then path exchanges polish
   const maxSteps = opts.maxSteps ?? 128;
   const steps = Math.max(8, Math.min(maxSteps, Math.ceil(0.07 * Math.sqrt(impact / 5e-7))));
-  if (!allocate(g, req.mode, amount, steps, impact > 1e-4 ? (opts.polishRounds ?? 48) : 0)) return null;
+  if (!allocate(g, req.mode, amount, steps, opts.polishRounds ?? 48)) return null;
   const minShare = opts.minShare ?? 0.002;
   // small branches dropped first; when that overloads a pool (the exact math cannot fill its
   // part), the allocation as it is
