@@ -35,7 +35,7 @@ import { APP_CONFIG } from '../../../../libs/config/src/config.module';
 import { ContractError } from '../../../../libs/contracts/src/errors';
 import { decodeQuoteInterest, encodeQuotesChanged, quoteFingerprint, tupleKey, type QuotesChanged, type QuoteTuple } from '../../../../libs/contracts/src/stream';
 import { TOPICS } from '../../../../libs/contracts/src/topics';
-import { LOG_PORT, type LogPort, type LogRecord, type Subscription } from '../../../../libs/log/src/log.port';
+import { LOG_PORT, type LogPort, type LogRecord, type Positions, type Subscription } from '../../../../libs/log/src/log.port';
 import { ProjectionService } from '../projection/projection.service';
 import { buildQuoteResponse } from '../quote/quote-response';
 import { DEFAULT_INTEREST_TTL_MS, InterestRegistry, MAX_INTEREST_TTL_MS, type InterestChange } from './interest-registry';
@@ -46,10 +46,27 @@ import { planReplay, PoolGoneError, replayRoute, type ReplayPlan } from './route
 export const DEBOUNCE_MS = 50;
 /** a restarting router reads back the interest records of this last stretch of time */
 export const INTEREST_REPLAY_MS = MAX_INTEREST_TTL_MS + 5_000;
+/**
+ * Closing a debounce window (DEBOUNCE_MS after the append time of the pool update that opened
+ * it): pool updates already in the log but not applied yet (the projection's tail has not woken
+ * up to them) are applied first, so the recompute sees the log as it is at the deadline; when
+ * the projection is already there, the window stays open up to STRAGGLER_MS for an update
+ * appended right at its edge (another process's append is visible a few ms after its time
+ * stamp) and closes as soon as one has been applied. Either wait ends CATCH_UP_MAX_MS after the
+ * deadline at the latest.
+ */
+export const STRAGGLER_MS = 5;
+export const CATCH_UP_MAX_MS = 15;
 /** how often expired holdings are swept */
 const SWEEP_MS = 1_000;
-/** longest run of first searches / replays before the event loop gets a turn (appends, sockets) */
+/** longest run of first searches / checks before the event loop gets a turn (appends, sockets) */
 const SLICE_MS = 10;
+/**
+ * longest run of replays before their quotes are published and the event loop gets a turn: the
+ * stream pushes a window's first quotes while the router computes the rest (a window of a few
+ * hundred replays takes tens of ms)
+ */
+const REPLAY_SLICE_MS = 4;
 /** background searches: at most this long per slice, then at least SEARCH_PAUSE_MS of other work */
 const SEARCH_SLICE_MS = 5;
 const SEARCH_PAUSE_MS = 20;
@@ -107,6 +124,13 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
   /** replay once the debounce is over */
   private readonly replays = new Set<string>();
   private replayDue: number | null = null;
+  /** the window (its replayDue) whose records appended by its deadline are applied, or the wait gave up */
+  private syncedFor: number | null = null;
+  /**
+   * the closing window: waiting for the projection to reach `target` (the log's end read at its
+   * deadline), or, once there (`edge`), for one more applied batch or STRAGGLER_MS
+   */
+  private catchUp: { due: number; target: Positions | null; edge: boolean; timer: NodeJS.Timeout } | null = null;
   /** a candidate path's pool changed: does a candidate now beat the current route? */
   private readonly checks = new Set<string>();
   /** background searches, oldest request first */
@@ -115,7 +139,8 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
   /** tuples whose quote must be published even if unchanged (a new holder) */
   private readonly announce = new Set<string>();
   private topology = -1;
-  private timer: NodeJS.Timeout | null = null;
+  /** the next flush: a timer, or an immediate when it is due now (no 1 ms timer clamp between slices) */
+  private timer: { cancel(): void } | null = null;
   private timerAt = Infinity;
   private sweeper: NodeJS.Timeout | null = null;
   private subscription: Subscription | null = null;
@@ -132,7 +157,7 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
   async onModuleInit(): Promise<void> {
     await this.log.ensureTopic(TOPICS.quoteInterest);
     await this.log.ensureTopic(TOPICS.quotesChanged);
-    this.projections.onPoolsChanged((changed) => this.onPoolsChanged(changed));
+    this.projections.onPoolsChanged((changed, _slot, appendedAtMs) => this.onPoolsChanged(changed, appendedAtMs));
     const from = await positionsSince(this.log, TOPICS.quoteInterest, Date.now() - INTEREST_REPLAY_MS);
     this.subscription = await this.log.subscribe(
       TOPICS.quoteInterest,
@@ -147,7 +172,8 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
 
   async onModuleDestroy(): Promise<void> {
     this.closed = true;
-    if (this.timer) clearTimeout(this.timer);
+    this.timer?.cancel();
+    if (this.catchUp) clearTimeout(this.catchUp.timer);
     if (this.sweeper) clearInterval(this.sweeper);
     const s = this.subscription;
     this.subscription = null;
@@ -218,7 +244,8 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
 
   // ---- pool changes ----
 
-  private onPoolsChanged(changed: ReadonlySet<string>): void {
+  /** `appendedAtMs`: the newest append time of the batch that changed them (the log's clock) */
+  private onPoolsChanged(changed: ReadonlySet<string>, appendedAtMs: number): void {
     if (this.watched.size === 0) return;
     const topology = this.projections.projection.topologyVersion;
     if (topology !== this.topology) {
@@ -233,7 +260,11 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
       if (onCandidate) for (const k of onCandidate) this.checks.add(k);
     }
     const now = Date.now();
-    if (this.replays.size > 0 && this.replayDue === null) this.replayDue = now + DEBOUNCE_MS;
+    const wait = this.catchUp;
+    if (wait && (wait.edge || (wait.target && this.caughtUpWith(wait.target)))) this.caughtUp();
+    // the window runs from the append of its first update (bounded by this process's clock: a
+    // record stamped by a skewed clock neither skips nor stretches the debounce)
+    if (this.replays.size > 0 && this.replayDue === null) this.replayDue = Math.min(now + DEBOUNCE_MS, Math.max(now, appendedAtMs + DEBOUNCE_MS));
     if (this.replayDue !== null) this.schedule(this.replayDue);
     if (this.checks.size > 0 || this.searches.size > 0) this.schedule(now + DEBOUNCE_MS);
   }
@@ -243,17 +274,22 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     if (this.closed) return;
     if (this.timer) {
       if (this.timerAt <= at) return;
-      clearTimeout(this.timer);
+      this.timer.cancel();
     }
     this.timerAt = at;
-    this.timer = setTimeout(
-      () => {
-        this.timer = null;
-        this.timerAt = Infinity;
-        this.flush();
-      },
-      Math.max(0, at - Date.now()),
-    );
+    const run = (): void => {
+      this.timer = null;
+      this.timerAt = Infinity;
+      this.flush();
+    };
+    const delay = at - Date.now();
+    if (delay <= 0) {
+      const immediate = setImmediate(run);
+      this.timer = { cancel: () => clearImmediate(immediate) };
+    } else {
+      const timeout = setTimeout(run, delay);
+      this.timer = { cancel: () => clearTimeout(timeout) };
+    }
   }
 
   /**
@@ -276,9 +312,10 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
       const w = this.watched.get(key);
       if (w) emit(w, this.search(w));
     }
-    if (this.replayDue !== null && started >= this.replayDue) {
+    if (this.replayDue !== null && started >= this.replayDue && this.syncedFor !== this.replayDue) this.syncWithLog(this.replayDue);
+    if (this.replayDue !== null && started >= this.replayDue && this.syncedFor === this.replayDue) {
       for (const key of this.replays) {
-        if (Date.now() - started >= SLICE_MS) break;
+        if (Date.now() - started >= REPLAY_SLICE_MS) break;
         this.replays.delete(key);
         const w = this.watched.get(key);
         if (w) {
@@ -289,6 +326,8 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
       }
       if (this.replays.size === 0) this.replayDue = null;
     }
+    // a closed window waiting for the projection to catch up: caughtUp() schedules the next flush
+    const waiting = this.catchUp !== null && this.catchUp.due === this.replayDue;
     if (this.replays.size === 0) {
       for (const key of this.checks) {
         if (Date.now() - started >= SLICE_MS) break;
@@ -298,7 +337,7 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
       }
     }
     const searchFrom = Date.now();
-    if (this.searches.size > 0 && searchFrom - this.lastSearchSlice >= SEARCH_PAUSE_MS && searchFrom - started < SLICE_MS) {
+    if (!waiting && this.searches.size > 0 && searchFrom - this.lastSearchSlice >= SEARCH_PAUSE_MS && searchFrom - started < SLICE_MS) {
       for (const key of this.searches) {
         if (Date.now() - searchFrom >= SEARCH_SLICE_MS) break;
         this.searches.delete(key);
@@ -310,9 +349,61 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     if (out.length > 0) this.publish(out);
     const now = Date.now();
     if (this.urgent.size > 0) this.schedule(now);
-    if (this.replays.size > 0) this.schedule(this.replayDue ?? now);
+    if (this.replays.size > 0 && !waiting) this.schedule(this.replayDue ?? now);
     if (this.checks.size > 0) this.schedule(now);
     if (this.searches.size > 0) this.schedule(this.lastSearchSlice + SEARCH_PAUSE_MS);
+  }
+
+  /**
+   * The debounce window `due` reached its deadline: read where the pool-updates log ends; when the
+   * projection has not applied all of it yet, hold the window's replays until it has (see
+   * onPoolsChanged), else until one more batch is applied or STRAGGLER_MS passed; never longer
+   * than CATCH_UP_MAX_MS after the deadline.
+   */
+  private syncWithLog(due: number): void {
+    if (this.catchUp?.due === due) return;
+    if (this.catchUp) clearTimeout(this.catchUp.timer);
+    const timer = setTimeout(() => this.caughtUp(), Math.max(0, due + CATCH_UP_MAX_MS - Date.now()));
+    const wait: NonNullable<InterestService['catchUp']> = (this.catchUp = { due, target: null, edge: false, timer });
+    this.log.endPositions(TOPICS.poolUpdates).then(
+      (end) => {
+        if (this.catchUp !== wait) return;
+        if (!this.caughtUpWith(end)) {
+          wait.target = end;
+          return;
+        }
+        wait.edge = true;
+        const left = due + CATCH_UP_MAX_MS - Date.now();
+        if (left > STRAGGLER_MS) {
+          clearTimeout(wait.timer);
+          wait.timer = setTimeout(() => this.caughtUp(), STRAGGLER_MS);
+        }
+      },
+      () => {
+        if (this.catchUp === wait) this.caughtUp();
+      },
+    );
+  }
+
+  /** the waiting window may replay now */
+  private caughtUp(): void {
+    const wait = this.catchUp;
+    if (!wait) return;
+    clearTimeout(wait.timer);
+    this.catchUp = null;
+    this.syncedFor = wait.due;
+    this.schedule(Date.now());
+  }
+
+  /** the projection has seen every record before `end` (next offsets per partition) */
+  private caughtUpWith(end: Positions): boolean {
+    const seen = this.projections.projection.processed;
+    for (const [partition, next] of Object.entries(end)) {
+      if (next === '0') continue;
+      const last = seen[partition];
+      if (last === undefined || BigInt(last) + 1n < BigInt(next)) return false;
+    }
+    return true;
   }
 
   /**

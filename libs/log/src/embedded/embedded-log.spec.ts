@@ -155,6 +155,31 @@ describe('EmbeddedLog', () => {
     expect(seen.map((r) => r.value.toString())).toEqual(['p0', 'p1', 'p2', 'p3', 'p4']);
   });
 
+  it("another process's appends wake a subscriber through the file notification (well under the poll interval)", async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const log = make(dir, { pollIntervalMs: 5000 });
+    await log.ensureTopic('xwake');
+    const lags: number[] = [];
+    const sub = await log.subscribe('xwake', { from: 'beginning' }, (b) => {
+      for (const r of b) lags.push(Date.now() - Number(r.value.toString()));
+    });
+    // appended one at a time, 150 ms apart, each stamped with the wall time just before its append
+    const script =
+      `const { EmbeddedLog } = require(${JSON.stringify(SELF)});` +
+      `(async () => { const l = new EmbeddedLog({ dataDir: ${JSON.stringify(dir)} });` +
+      `for (let i = 0; i < 5; i++) { await new Promise((r) => setTimeout(r, 150));` +
+      ` await l.append('xwake', [{ key: 'k', value: Buffer.from(String(Date.now())) }]); } await l.close(); })();`;
+    await new Promise<void>((resolve, reject) => {
+      const child = spawn(process.execPath, ['-r', REGISTER, '-e', script], { stdio: ['ignore', 'inherit', 'inherit'] });
+      child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`child exited ${code}`))));
+    });
+    await waitFor(() => lags.length >= 5, 10_000, 'records from the other process');
+    await sub.close();
+    // polling alone (every 5 s) would deliver them together, seconds late
+    expect(Math.max(...lags)).toBeLessThan(1000);
+  });
+
   it('in-process appends wake a subscriber at once (latency well under the poll interval)', async () => {
     const log = make(undefined, { pollIntervalMs: 1000 });
     await log.ensureTopic('lat');

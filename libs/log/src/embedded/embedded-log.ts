@@ -19,8 +19,12 @@
  * Processes: several processes may share one dataDir: one writer per topic (a second writer is
  * still safe: offsets are taken inside an IMMEDIATE transaction), many readers, group commits
  * from many processes (busy_timeout waits for the lock). A tailing subscription wakes at once on
- * an append made by this process (an EventEmitter shared per dataDir+topic inside the process)
- * and polls `PRAGMA data_version` every `pollIntervalMs` to notice appends by other processes.
+ * an append made by this process (an EventEmitter shared per dataDir+topic inside the process);
+ * appends by other processes wake it through a change notification on the log directory (one
+ * fs.watch per dataDir in the process, on the topics' write-ahead log files), looked at again
+ * after 1 ms and 2 ms in case the notification came before the commit was visible; and it polls
+ * `PRAGMA data_version` every `pollIntervalMs` in any case (the fallback where the file system
+ * sends no notifications).
  *
  * Handler errors: a subscription whose handler throws (or whose store fails) stops; the batch is
  * not committed (at-least-once: a group resumes at that batch after a restart) and the error is
@@ -74,6 +78,8 @@ const PARTITION = '0';
 const DEFAULT_MAX_BATCH = 1000;
 const TOPIC_NAME = /^[A-Za-z0-9._-]{1,200}$/;
 const GROUPS_FILE = '_groups.sqlite';
+/** delays (ms) of the quick looks after a change notification that showed nothing new yet */
+const QUICK_LOOKS = [1, 2];
 
 interface RecordRow {
   offset: number;
@@ -93,6 +99,46 @@ function emitterFor(dataDir: string, topic: string): EventEmitter {
     appendEmitters.set(k, e);
   }
   return e;
+}
+
+/**
+ * Process-wide watchers of the log directories, one per dataDir, shared by every subscription in
+ * the process: a write to `<topic>.sqlite-wal` (an append by any process, this one included)
+ * emits 'external' on that topic's emitter. Best effort: where fs.watch fails (no inotify
+ * instance left, a file system without notifications) the subscriptions keep polling.
+ */
+const dirWatchers = new Map<string, { watcher: fs.FSWatcher | null; refs: number }>();
+const WAL_SUFFIX = '.sqlite-wal';
+
+function watchLogDir(dataDir: string, logDir: string): void {
+  const w = dirWatchers.get(dataDir);
+  if (w) {
+    w.refs++;
+    return;
+  }
+  const entry: { watcher: fs.FSWatcher | null; refs: number } = { watcher: null, refs: 1 };
+  dirWatchers.set(dataDir, entry);
+  try {
+    const watcher = fs.watch(logDir, { persistent: false }, (_event, filename) => {
+      const name = filename ? String(filename) : '';
+      if (!name.endsWith(WAL_SUFFIX)) return;
+      appendEmitters.get(`${dataDir}\u0000${name.slice(0, -WAL_SUFFIX.length)}`)?.emit('external');
+    });
+    watcher.on('error', () => {
+      watcher.close();
+      if (entry.watcher === watcher) entry.watcher = null;
+    });
+    entry.watcher = watcher;
+  } catch {
+    /* no notifications here: polling only */
+  }
+}
+
+function unwatchLogDir(dataDir: string): void {
+  const w = dirWatchers.get(dataDir);
+  if (!w || --w.refs > 0) return;
+  dirWatchers.delete(dataDir);
+  w.watcher?.close();
 }
 
 function describeSqliteError(err: unknown): string {
@@ -338,6 +384,8 @@ export class EmbeddedLog implements LogPort {
       handler,
       emitter: emitterFor(this.dataDir, topic),
       pollIntervalMs: this.pollIntervalMs,
+      watch: () => watchLogDir(this.dataDir, this.logDir),
+      unwatch: () => unwatchLogDir(this.dataDir),
       commit: (groupId, next) => this.commitSync(groupId, topic, { [PARTITION]: String(next) }),
       onError,
       onClosed: (s) => this.subscriptions.delete(s),
@@ -483,6 +531,9 @@ interface SubscriptionParams {
   handler: BatchHandler;
   emitter: EventEmitter;
   pollIntervalMs: number;
+  /** subscribe to / release the change notifications of the log directory */
+  watch: () => void;
+  unwatch: () => void;
   commit: (groupId: string, next: number) => void;
   onError: (err: Error) => void;
   onClosed: (s: EmbeddedSubscription) => void;
@@ -500,6 +551,15 @@ class EmbeddedSubscription implements Subscription {
     this.pending = true;
     this.wakeUp();
   };
+  /**
+   * after a change notification: how many quick looks (1 ms, then 2 ms apart) are still due, in
+   * case the notification came before the commit was visible to readers
+   */
+  private quickLooks = 0;
+  private readonly onExternal = (): void => {
+    this.quickLooks = QUICK_LOOKS.length;
+    this.onAppend();
+  };
 
   constructor(private readonly p: SubscriptionParams) {
     this.next = p.start;
@@ -507,6 +567,8 @@ class EmbeddedSubscription implements Subscription {
 
   start(): void {
     this.p.emitter.on('append', this.onAppend);
+    this.p.emitter.on('external', this.onExternal);
+    this.p.watch();
     this.loop = this.run();
   }
 
@@ -542,12 +604,15 @@ class EmbeddedSubscription implements Subscription {
           this.next = after;
           continue;
         }
-        // Nothing new: sleep until an in-process append, a data_version change, or close().
+        // Nothing new: sleep until an append (in-process, or noticed on the file), a
+        // data_version change, or close().
         while (!this.stopped && !this.pending) {
           let timer: NodeJS.Timeout | undefined;
+          const sleepMs =
+            this.quickLooks > 0 ? QUICK_LOOKS[QUICK_LOOKS.length - this.quickLooks--] : this.p.pollIntervalMs;
           const woken = await new Promise<boolean>((resolve) => {
             this.wake = () => resolve(true);
-            timer = setTimeout(() => resolve(false), this.p.pollIntervalMs);
+            timer = setTimeout(() => resolve(false), sleepMs);
           });
           clearTimeout(timer);
           this.wake = undefined;
@@ -569,6 +634,8 @@ class EmbeddedSubscription implements Subscription {
       }
     } finally {
       this.p.emitter.off('append', this.onAppend);
+      this.p.emitter.off('external', this.onExternal);
+      this.p.unwatch();
       this.p.onClosed(this);
     }
   }
