@@ -37,9 +37,9 @@ import { decodeQuoteInterest, encodeQuotesChanged, quoteFingerprint, tupleKey, t
 import { TOPICS } from '../../../../libs/contracts/src/topics';
 import { LOG_PORT, type LogPort, type LogRecord, type Positions, type Subscription } from '../../../../libs/log/src/log.port';
 import { ProjectionService } from '../projection/projection.service';
-import { buildQuoteResponse } from '../quote/quote-response';
 import { DEFAULT_INTEREST_TTL_MS, InterestRegistry, MAX_INTEREST_TTL_MS, type InterestChange } from './interest-registry';
 import { positionsSince } from './interest-window';
+import { quoteFields } from './quote-fields';
 import { planReplay, PoolGoneError, replayRoute, type ReplayPlan } from './route-replay';
 
 /** bursts of pool changes are coalesced into one recompute after this long */
@@ -530,9 +530,10 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
   }
 
   private quoteOf(w: Watched, route: Route): QuotesChanged {
-    const projection = this.projections.projection;
-    const r = buildQuoteResponse(route, { slippageBps: 0, contextSlot: projection.slot, logPosition: {} });
-    return { tuple: w.tuple, amountOut: r.amountOut, amountIn: r.amountIn, priceImpactBps: r.priceImpactBps, hops: r.hopCount, slot: r.contextSlot };
+    // a replay keeps every hop of a single path (or fails), so the plan's shape holds for it
+    const single = w.plan && w.route && route.hops.length === w.route.hops.length ? w.plan.single : planReplay(route).single;
+    const { priceImpactBps, hops } = quoteFields(route, single);
+    return { tuple: w.tuple, amountOut: route.amountOut.toString(), amountIn: route.amountIn.toString(), priceImpactBps, hops, slot: this.projections.projection.slot };
   }
 
   private index(idx: Map<string, Set<string>>, key: string, prev: ReadonlySet<string>, next: ReadonlySet<string>): void {

@@ -4,7 +4,7 @@ import { encodePoolUpdate, type PoolUpdate } from '../../../../libs/contracts/sr
 import { evaluatePath, findBestRoute, RouteError, type Route, type SwapMode } from '../../../../libs/amm/src/routing/route-search';
 import { PoolQuoteError } from '../../../../libs/amm/src/pool';
 import { Projection } from '../projection/projection';
-import { divideLike, PoolGoneError, replayRoute } from './route-replay';
+import { divideLike, planReplay, PoolGoneError, replayRoute } from './route-replay';
 
 function project(p: Projection, updates: PoolUpdate[], from: number): number {
   let off = from;
@@ -112,5 +112,55 @@ describe('replayRoute on the simulated market (all six programs)', () => {
   it('a pool that left the graph is reported, not guessed around', () => {
     const { t, route } = routes[0];
     expect(() => replayRoute(route, t.amount, () => undefined)).toThrow(PoolGoneError);
+  });
+});
+
+describe('replayRoute: the single-path shortcut', () => {
+  const market = new SimMarket({ seed: 33, pools: 300, tokens: 50, swapsPerSlot: 40, programs: 'all' });
+  const p = new Projection();
+  let off = project(p, market.genesis(), 0);
+  const mints = market.tokens.map((t) => t.mint).filter((m) => p.poolsOf(m).length > 0);
+  const routes: Array<{ amount: bigint; route: Route }> = [];
+  for (let i = 0; routes.length < 150 && i < 1000; i++) {
+    const a = mints[(i * 5) % mints.length];
+    const b = mints[(i * 11 + 3) % mints.length];
+    if (a === b) continue;
+    const amount = 10n ** BigInt(2 + (i % 9)) + BigInt(i);
+    try {
+      routes.push({ amount, route: findBestRoute(p, { inputMint: a, outputMint: b, amount, mode: i % 2 === 0 ? 'ExactOut' : 'ExactIn', maxHops: 4 }) });
+    } catch (e) {
+      if (!(e instanceof RouteError)) throw e;
+    }
+  }
+
+  it('gives exactly what the general flow bookkeeping gives, or the same error, as the market moves', () => {
+    const singles = routes.filter(({ route }) => planReplay(route).single);
+    expect(singles.length).toBeGreaterThan(50);
+    expect(singles.some(({ route }) => route.mode === 'ExactOut' && route.hops.length > 1)).toBe(true);
+    expect(singles.some(({ route }) => route.mode === 'ExactIn' && route.hops.length > 1)).toBe(true);
+    const outcome = (f: () => Route) => {
+      try {
+        return amounts(f());
+      } catch (e) {
+        if (e instanceof PoolQuoteError || e instanceof PoolGoneError) return e.constructor.name;
+        throw e;
+      }
+    };
+    let compared = 0;
+    for (let s = 0; s < 6; s++) {
+      off = project(p, market.step(), off);
+      for (const { amount, route } of singles) {
+        const plan = planReplay(route);
+        const general = { ...plan, single: false };
+        for (const a of [amount, amount * 7n, 1n]) {
+          expect(outcome(() => replayRoute(route, a, (x) => p.pool(x), plan))).toEqual(outcome(() => replayRoute(route, a, (x) => p.pool(x), general)));
+          compared++;
+        }
+      }
+    }
+    expect(compared).toBeGreaterThan(900);
+    // a pool that left the graph: the same error
+    const { amount, route } = singles[0];
+    expect(() => replayRoute(route, amount, () => undefined, planReplay(route))).toThrow(PoolGoneError);
   });
 });

@@ -81,13 +81,20 @@ export function divideLike(total: bigint, weights: readonly bigint[]): bigint[] 
 /** what a replay needs from a route's shape, computed once per route (see replayRoute) */
 export interface ReplayPlan {
   order: string[];
+  /** the hops form one path (each hop takes what the previous one gave): replayed hop by hop */
+  single: boolean;
 }
 
 export function planReplay(route: Route): ReplayPlan {
-  return { order: tokenOrder(route) };
+  const single = route.hops.every((h, i) => i === 0 || h.inputMint === route.hops[i - 1].outputMint);
+  return { order: tokenOrder(route), single };
 }
 
 export function replayRoute(route: Route, amount: bigint, poolAt: PoolLookup, plan: ReplayPlan = planReplay(route)): Route {
+  if (plan.single && amount > 0n) {
+    const r = replayPath(route, amount, poolAt);
+    if (r) return r;
+  }
   const order = plan.order;
   const current = new Map<string, Pool>();
   for (const h of route.hops) {
@@ -151,4 +158,40 @@ export function replayRoute(route: Route, amount: bigint, poolAt: PoolLookup, pl
   }
   const kept = hops.filter((h): h is RouteHop => h !== null);
   return { mode: 'ExactOut', inputMint: route.inputMint, outputMint: route.outputMint, amountIn: need.get(route.inputMint) ?? 0n, amountOut: delivered, hops: kept };
+}
+
+/**
+ * replayRoute for a single path: the same result (every division of a single flow gives the
+ * whole amount to its one hop) without the per-token bookkeeping; null for the general path
+ */
+function replayPath(route: Route, amount: bigint, poolAt: PoolLookup): Route | null {
+  const n = route.hops.length;
+  const pools: Pool[] = new Array(n);
+  for (let i = 0; i < n; i++) {
+    const p = poolAt(route.hops[i].pool.address);
+    if (!p) throw new PoolGoneError(route.hops[i].pool.address);
+    pools[i] = p;
+  }
+  const hops: RouteHop[] = new Array(n);
+  if (route.mode === 'ExactIn') {
+    let a = amount;
+    for (let i = 0; i < n; i++) {
+      const h = route.hops[i];
+      const q = pools[i].quoteExactIn(h.inputMint, a);
+      if (q.amountOut <= 0n) throw new PoolQuoteError('zero-output', `pool ${pools[i].address} returns nothing`);
+      hops[i] = { pool: pools[i], inputMint: h.inputMint, outputMint: h.outputMint, amountGiven: a, amountIn: q.amountIn, amountOut: q.amountOut, feeAmount: q.feeAmount };
+      a = q.amountOut;
+    }
+    return { mode: 'ExactIn', inputMint: route.inputMint, outputMint: route.outputMint, amountIn: hops[0].amountIn, amountOut: a, hops };
+  }
+  let need = amount;
+  for (let i = n - 1; i >= 0; i--) {
+    // a hop that costs nothing leaves the hops before it out: the general bookkeeping handles that
+    if (need === 0n) return null;
+    const h = route.hops[i];
+    const q = pools[i].quoteExactOut(h.inputMint, need);
+    hops[i] = { pool: pools[i], inputMint: h.inputMint, outputMint: h.outputMint, amountGiven: q.amountIn, amountIn: q.amountIn, amountOut: q.amountOut, feeAmount: q.feeAmount };
+    need = q.amountIn;
+  }
+  return { mode: 'ExactOut', inputMint: route.inputMint, outputMint: route.outputMint, amountIn: need, amountOut: hops[n - 1].amountOut, hops };
 }
