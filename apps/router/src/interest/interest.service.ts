@@ -121,9 +121,16 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
   private readonly byCandidatePool = new Map<string, Set<string>>();
   /** full search now: first interest, broken route */
   private readonly urgent = new Set<string>();
-  /** replay once the debounce is over */
-  private readonly replays = new Set<string>();
+  /** replay once the debounce is over (the current window) */
+  private replays = new Set<string>();
   private replayDue: number | null = null;
+  /**
+   * replays wanted by pool changes applied after the current window closed (while its replays
+   * run): the next window, due DEBOUNCE_MS after the first of them, so a burst that goes on
+   * while a window is being computed is debounced too instead of being replayed change by change
+   */
+  private nextReplays = new Set<string>();
+  private nextDue: number | null = null;
   /** the window (its replayDue) whose records appended by its deadline are applied, or the wait gave up */
   private syncedFor: number | null = null;
   /**
@@ -235,6 +242,7 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     this.watched.delete(key);
     this.urgent.delete(key);
     this.replays.delete(key);
+    this.nextReplays.delete(key);
     this.checks.delete(key);
     this.searches.delete(key);
     this.announce.delete(key);
@@ -253,19 +261,27 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
       this.topology = topology;
       for (const key of this.watched.keys()) if (!this.urgent.has(key)) this.searches.add(key);
     }
+    // the current window is closed once its replays run: later changes open the next one
+    const closed = this.replayDue !== null && this.syncedFor === this.replayDue;
+    const into = closed ? this.nextReplays : this.replays;
     for (const pool of changed) {
       const onRoute = this.byRoutePool.get(pool);
-      if (onRoute) for (const k of onRoute) this.replays.add(k);
+      if (onRoute) for (const k of onRoute) into.add(k);
       const onCandidate = this.byCandidatePool.get(pool);
       if (onCandidate) for (const k of onCandidate) this.checks.add(k);
     }
     const now = Date.now();
     const wait = this.catchUp;
     if (wait && (wait.edge || (wait.target && this.caughtUpWith(wait.target)))) this.caughtUp();
-    // the window runs from the append of its first update (bounded by this process's clock: a
+    // a window runs from the append of its first update (bounded by this process's clock: a
     // record stamped by a skewed clock neither skips nor stretches the debounce)
-    if (this.replays.size > 0 && this.replayDue === null) this.replayDue = Math.min(now + DEBOUNCE_MS, Math.max(now, appendedAtMs + DEBOUNCE_MS));
-    if (this.replayDue !== null) this.schedule(this.replayDue);
+    const due = Math.min(now + DEBOUNCE_MS, Math.max(now, appendedAtMs + DEBOUNCE_MS));
+    if (closed) {
+      if (this.nextReplays.size > 0 && this.nextDue === null) this.nextDue = due;
+    } else {
+      if (this.replays.size > 0 && this.replayDue === null) this.replayDue = due;
+      if (this.replayDue !== null) this.schedule(this.replayDue);
+    }
     if (this.checks.size > 0 || this.searches.size > 0) this.schedule(now + DEBOUNCE_MS);
   }
 
@@ -324,7 +340,14 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
           if (w.cands.length > 1) this.checks.add(key);
         }
       }
-      if (this.replays.size === 0) this.replayDue = null;
+      if (this.replays.size === 0) {
+        // the window is done: the next one (if changes came meanwhile) becomes current
+        const done = this.replays;
+        this.replays = this.nextReplays;
+        this.nextReplays = done;
+        this.replayDue = this.replays.size > 0 ? this.nextDue : null;
+        this.nextDue = null;
+      }
     }
     // a closed window waiting for the projection to catch up: caughtUp() schedules the next flush
     const waiting = this.catchUp !== null && this.catchUp.due === this.replayDue;
@@ -337,7 +360,10 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
       }
     }
     const searchFrom = Date.now();
-    if (!waiting && this.searches.size > 0 && searchFrom - this.lastSearchSlice >= SEARCH_PAUSE_MS && searchFrom - started < SLICE_MS) {
+    // background searches take the gaps between windows: not while a window's replays run or
+    // wait to, nor when one is about to close
+    const windowBusy = this.replays.size > 0 && (this.replayDue === null || this.replayDue - searchFrom < SEARCH_SLICE_MS + 2);
+    if (!waiting && !windowBusy && this.searches.size > 0 && searchFrom - this.lastSearchSlice >= SEARCH_PAUSE_MS && searchFrom - started < SLICE_MS) {
       for (const key of this.searches) {
         if (Date.now() - searchFrom >= SEARCH_SLICE_MS) break;
         this.searches.delete(key);
@@ -351,6 +377,7 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     if (this.urgent.size > 0) this.schedule(now);
     if (this.replays.size > 0 && !waiting) this.schedule(this.replayDue ?? now);
     if (this.checks.size > 0) this.schedule(now);
+    // (a search slice held back by a window: the window's last flush schedules this again)
     if (this.searches.size > 0) this.schedule(this.lastSearchSlice + SEARCH_PAUSE_MS);
   }
 
@@ -472,6 +499,7 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
   private search(w: Watched): QuotesChanged {
     this.counters.searches++;
     this.replays.delete(w.key);
+    this.nextReplays.delete(w.key);
     this.searches.delete(w.key);
     const projection = this.projections.projection;
     const req = { inputMint: w.tuple.in, outputMint: w.tuple.out, amount: w.amount, mode: w.mode, maxHops: this.config.maxHops };
