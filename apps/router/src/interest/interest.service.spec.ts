@@ -1,0 +1,112 @@
+/**
+ * InterestService's debounce on a real embedded log (another EmbeddedLog instance appends the
+ * pool updates, as an ingestor would): a burst of updates is one replay per tuple, published no
+ * sooner than DEBOUNCE_MS after the burst's first append; updates applied while a window's
+ * replays run go to the next window.
+ */
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { SimMarket } from '../../../ingestor/src/sim/market';
+import { loadConfig } from '../../../../libs/config/src/config';
+import { encodePoolUpdate, type PoolUpdate } from '../../../../libs/contracts/src/pool-update';
+import { decodeQuotesChanged, encodeQuoteInterest, tupleKey, type QuoteTuple } from '../../../../libs/contracts/src/stream';
+import { TOPICS } from '../../../../libs/contracts/src/topics';
+import { EmbeddedLog } from '../../../../libs/log/src/embedded/embedded-log';
+import type { LogRecord } from '../../../../libs/log/src/log.port';
+import { ProjectionService } from '../projection/projection.service';
+import { DEBOUNCE_MS, InterestService } from './interest.service';
+
+jest.setTimeout(30_000);
+
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('InterestService debounce', () => {
+  let dir: string;
+  let log: EmbeddedLog;
+  let writer: EmbeddedLog;
+  let projections: ProjectionService;
+  let svc: InterestService;
+  let market: SimMarket;
+  let tuples: QuoteTuple[];
+
+  const appendUpdates = (us: PoolUpdate[]) => writer.append(TOPICS.poolUpdates, us.map((u) => ({ key: u.address, value: encodePoolUpdate(u) })));
+  const quotes = async (): Promise<LogRecord[]> => log.read(TOPICS.quotesChanged, 'beginning', 1_000_000);
+  const waitFor = async (cond: () => Promise<boolean> | boolean, ms: number) => {
+    const until = Date.now() + ms;
+    while (!(await cond())) {
+      if (Date.now() > until) throw new Error('timed out');
+      await pause(10);
+    }
+  };
+
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'interest-'));
+    log = new EmbeddedLog({ dataDir: dir });
+    writer = new EmbeddedLog({ dataDir: dir });
+    market = new SimMarket({ seed: 4, pools: 60, tokens: 12, swapsPerSlot: 12 });
+    await appendUpdates(market.genesis());
+    projections = new ProjectionService(log);
+    await projections.onModuleInit();
+    await projections.whenReady();
+    svc = new InterestService(log, projections, loadConfig({ DATA_DIR: dir }));
+    await svc.onModuleInit();
+    const mints = (projections.projection.tokens() as Array<{ mint: string; pools: number }>).filter((t) => t.pools > 0).map((t) => t.mint);
+    tuples = [];
+    for (let i = 1; i < mints.length && tuples.length < 12; i++) tuples.push({ in: mints[0], out: mints[i], amount: String(10 ** (4 + (i % 4))), exactIn: i % 3 !== 0 });
+    for (const tuple of tuples) await writer.append(TOPICS.quoteInterest, [{ key: tupleKey(tuple), value: encodeQuoteInterest({ op: 'add', instance: 'i1', tuple }) }]);
+    await waitFor(async () => new Set((await quotes()).map((r) => r.key)).size === tuples.length, 10_000);
+    await pause(300); // background work of the first searches settles
+  });
+
+  afterAll(async () => {
+    await svc.onModuleDestroy();
+    await projections.onModuleDestroy();
+    await writer.close();
+    await log.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a burst of updates is one replay per tuple, published DEBOUNCE_MS after its first append at the soonest', async () => {
+    const replays0 = svc.stats().replays;
+    const before = (await quotes()).length;
+    const [first] = await appendUpdates(market.step());
+    const firstAt = (await log.read(TOPICS.poolUpdates, { '0': first.offset }, 1))[0].timestamp;
+    for (let i = 0; i < 3; i++) {
+      await pause(5);
+      await appendUpdates(market.step());
+    }
+    await pause(400);
+    const replays = svc.stats().replays - replays0;
+    const pushed = (await quotes()).slice(before);
+    expect(replays).toBeGreaterThan(0);
+    expect(replays).toBeLessThanOrEqual(tuples.length);
+    expect(pushed.length).toBeGreaterThan(0);
+    // every push computed on the whole burst (a tuple may get a second push from a background
+    // search its replay asked for, never a replay of part of the burst)
+    const lastSlot = projections.projection.slot;
+    for (const r of pushed) {
+      expect(r.timestamp - firstAt).toBeGreaterThanOrEqual(DEBOUNCE_MS - 1);
+      expect(decodeQuotesChanged(r.value).slot).toBe(lastSlot);
+    }
+  });
+
+  it('updates spread over several windows: each window replays a tuple at most once', async () => {
+    const replays0 = svc.stats().replays;
+    const t0 = Date.now();
+    let appends = 0;
+    // 40 appends about 5 ms apart (some 250 ms): a handful of windows, not one replay per append
+    while (appends < 40) {
+      await appendUpdates(market.step());
+      appends++;
+      await pause(5);
+    }
+    await pause(400);
+    const spanWindows = Math.ceil((Date.now() - 400 - t0) / DEBOUNCE_MS) + 1;
+    const replays = svc.stats().replays - replays0;
+    expect(replays).toBeGreaterThan(0);
+    // windows coalesce appends (several per window), and no window replays a tuple twice
+    expect(spanWindows).toBeLessThan(appends / 2);
+    expect(replays).toBeLessThanOrEqual(tuples.length * spanWindows);
+  });
+});
