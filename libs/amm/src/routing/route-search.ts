@@ -72,7 +72,7 @@ export interface RouteRequest {
 }
 
 export interface RouteSearchOptions extends SplitOptions {
-  /** partial paths kept per token per hop count (default 2) */
+  /** partial paths kept per token per hop count (default 4) */
   candidatesPerToken?: number;
   /** hops beyond the pair's shortest path that are explored (default 1) */
   hopSlack?: number;
@@ -80,11 +80,11 @@ export interface RouteSearchOptions extends SplitOptions {
   exactEvaluations?: number;
   /** false: single paths only (default true: splits over pools and paths when they pay) */
   split?: boolean;
-  /** increments of the greedy allocation at most (default 128; fewer for small trades) */
+  /** increments of the greedy allocation at most (default 64; fewer for small trades) */
   maxSteps?: number;
   /** partial paths kept per token per hop count by the extra candidate searches of large trades (default 6) */
   splitCandidatesPerToken?: number;
-  /** path-exchange rounds after the greedy allocation (default 48; none for small trades) */
+  /** path-exchange rounds after the greedy allocation (default 96) */
   polishRounds?: number;
 }
 
@@ -143,18 +143,56 @@ const UNREACHABLE = 127;
 const MAX_CACHED_TARGETS = 4096;
 /** tokens with more pools than this get their pools pre-sorted by distance to the target */
 const HUB_DEGREE = 64;
+/**
+ * slack of the pruning bound: a partial path is dropped when even its zero-impact completion
+ * falls short of the best complete estimate by more than this share (covers fee rates reported
+ * rounded to the basis point and float noise)
+ */
+const PRUNE_SLACK = 1e-4;
 
 /**
- * Integer ids for the graph's tokens, assigned lazily, and per token the id of the other mint of
- * each pool in `poolsOf(mint)` order. Valid for one topology version: the graph promises that
- * the same version means the same pools (by mints and order) for every mint, so only the Pool
- * objects (reserves) are read fresh on every query.
+ * The float rate of a pool direction at zero size: spot price after the pool fee, an upper bound
+ * of output per input for any trade size (the programs' curves are concave: the marginal rate
+ * only falls as the trade grows; transfer fees only lower it). The fee is applied as 1/(1+f),
+ * which is above 1−f, so the bound holds whether a program takes its fee on the input or on
+ * top of it. 0 when nothing comes out.
+ */
+function zeroSizeRate(pool: Pool, inputMint: string): number {
+  const r = pool.spotPrice(inputMint) / (1 + Math.max(0, pool.feeBps - 0.5) / 10_000);
+  return r > 0 ? r : 0;
+}
+
+/**
+ * One token's pools, compiled: the id of each pool's other mint and the zero-size rates in both
+ * directions. `pools` is the graph's own array: for a graph with a topology version it is read
+ * once per version and the pool objects in it are compared with `refs` on every search, so a
+ * re-materialised pool (new reserves) gets its rates recomputed and nothing else is touched.
+ */
+interface Adjacency {
+  pools: readonly Pool[];
+  refs: Pool[];
+  others: Int32Array;
+  /** rate from this token to the other mint of each pool */
+  rateOut: Float64Array;
+  /** rate from the other mint of each pool to this token */
+  rateIn: Float64Array;
+}
+
+/**
+ * Integer ids for the graph's tokens, assigned lazily, and per token its compiled pools. Valid
+ * for one topology version: the graph promises that the same version means the same pools (by
+ * mints and order) in the same arrays for every mint, so only the Pool objects (reserves) are
+ * read fresh on every query (`rate` compares them with the ones its cached rates come from).
  */
 class Compiled {
   readonly ids = new Map<string, number>();
   readonly mints: string[] = [];
-  private readonly others: (Int32Array | undefined)[] = [];
+  private readonly adjacency: (Adjacency | undefined)[] = [];
+  /** tokens whose adjacency is compiled */
+  private readonly compiledTokens: number[] = [];
   readonly distances = new Map<number, Int8Array>();
+  /** per target: tokens grouped by hop distance (index d: the tokens at distance d) */
+  private readonly layers = new Map<number, number[][]>();
   /** per target: per token, its pool indices ordered by the other end's distance to the target */
   private readonly orders = new Map<number, Map<number, TargetOrder>>();
 
@@ -173,23 +211,48 @@ class Compiled {
     return i;
   }
 
-  otherIds(token: number, pools: readonly Pool[]): Int32Array {
-    let o = this.others[token];
-    if (o === undefined || o.length !== pools.length) {
+  adj(token: number): Adjacency {
+    let a = this.adjacency[token];
+    if (a === undefined) {
       const mint = this.mints[token];
-      o = new Int32Array(pools.length);
-      for (let j = 0; j < pools.length; j++) o[j] = this.id(pools[j].mintA === mint ? pools[j].mintB : pools[j].mintA);
-      this.others[token] = o;
+      const pools = this.graph.poolsOf(mint);
+      const n = pools.length;
+      a = { pools, refs: new Array<Pool>(n), others: new Int32Array(n), rateOut: new Float64Array(n), rateIn: new Float64Array(n) };
+      for (let j = 0; j < n; j++) {
+        const p = pools[j];
+        const other = p.mintA === mint ? p.mintB : p.mintA;
+        a.others[j] = this.id(other);
+        a.refs[j] = p;
+        a.rateOut[j] = zeroSizeRate(p, mint);
+        a.rateIn[j] = zeroSizeRate(p, other);
+      }
+      this.adjacency[token] = a;
+      this.compiledTokens.push(token);
     }
-    return o;
+    return a;
   }
 
-  order(target: number, dist: Int8Array, token: number, pools: readonly Pool[]): TargetOrder {
+  /**
+   * The zero-size rate of pool j of `token`: out (token → the other mint) or in (the other mint →
+   * token); recomputed when the graph holds another pool object there than the cached rate's.
+   */
+  rate(a: Adjacency, token: number, j: number, out: boolean): number {
+    const p = a.pools[j];
+    if (p !== a.refs[j]) {
+      const mint = this.mints[token];
+      a.refs[j] = p;
+      a.rateOut[j] = zeroSizeRate(p, mint);
+      a.rateIn[j] = zeroSizeRate(p, mint === p.mintA ? p.mintB : p.mintA);
+    }
+    return out ? a.rateOut[j] : a.rateIn[j];
+  }
+
+  order(target: number, dist: Int8Array, token: number): TargetOrder {
     let byToken = this.orders.get(target);
     if (!byToken) this.orders.set(target, (byToken = new Map()));
     let o = byToken.get(token);
     if (o) return o;
-    const others = this.otherIds(token, pools);
+    const others = this.adj(token).others;
     const count = new Int32Array(MAX_HOPS_LIMIT + 1);
     for (let j = 0; j < others.length; j++) {
       const u = others[j];
@@ -214,10 +277,10 @@ class Compiled {
 
   /** pools of `from` whose other mint is `to` (indices into poolsOf(from)), cached per topology */
   pairPools(from: number, to: number): readonly Pool[] {
-    const pools = this.graph.poolsOf(this.mints[from]);
+    const a = this.adj(from);
     let idx = this.pairIndex[from];
     if (idx === undefined) {
-      const o = this.otherIds(from, pools);
+      const o = a.others;
       idx = new Map();
       for (let j = 0; j < o.length; j++) {
         const l = idx.get(o[j]);
@@ -227,7 +290,7 @@ class Compiled {
       this.pairIndex[from] = idx;
     }
     const l = idx.get(to);
-    return l ? l.map((j) => pools[j]) : [];
+    return l ? l.map((j) => a.pools[j]) : [];
   }
 
   /** BFS hop distances to `target` (UNREACHABLE beyond MAX_HOPS_LIMIT; ids past the end too) */
@@ -238,10 +301,11 @@ class Compiled {
     let dist = new Int8Array(Math.max(1024, this.mints.length * 2)).fill(UNREACHABLE);
     dist[target] = 0;
     let frontier = [target];
+    const byDistance: number[][] = [frontier];
     for (let h = 1; h <= MAX_HOPS_LIMIT && frontier.length > 0; h++) {
       const next: number[] = [];
       for (const t of frontier) {
-        const o = this.otherIds(t, this.graph.poolsOf(this.mints[t]));
+        const o = this.adj(t).others;
         if (this.mints.length > dist.length) {
           const grown = new Int8Array(this.mints.length * 2).fill(UNREACHABLE);
           grown.set(dist);
@@ -255,15 +319,55 @@ class Compiled {
           }
         }
       }
+      if (next.length > 0) byDistance.push(next);
       frontier = next;
     }
     d = dist.length === this.mints.length ? dist : dist.slice(0, this.mints.length);
     if (this.distances.size >= MAX_CACHED_TARGETS) {
       this.distances.clear();
+      this.layers.clear();
       this.orders.clear();
     }
     this.distances.set(target, d);
+    this.layers.set(target, byDistance);
     return d;
+  }
+
+  /**
+   * Zero-size rate tables of a DP target for 0, 1 and (when `two`) 2 hops, from the pools as they
+   * are now. Toward the target (ExactIn): tables[j][u] is the most of the target one unit of u
+   * can become within j hops; from the target (ExactOut, the target is the input mint): the most
+   * of u one unit of the target can become within j hops; 0 when out of reach. The first over
+   * the target's own pools, the second over its neighbours' pools (a hub's list at most).
+   */
+  nearRates(target: number, towardTarget: boolean, n: number, two: boolean): Float64Array[] {
+    const r0 = new Float64Array(n);
+    r0[target] = 1;
+    const r1 = r0.slice();
+    const a = this.adj(target);
+    const near: number[] = [];
+    for (let j = 0; j < a.others.length; j++) {
+      const u = a.others[j];
+      if (u >= n) continue;
+      const x = this.rate(a, target, j, !towardTarget);
+      if (x > r1[u]) {
+        if (r1[u] === 0) near.push(u);
+        r1[u] = x;
+      }
+    }
+    if (!two) return [r0, r1];
+    const r2 = r1.slice();
+    for (const u of near) {
+      const b = this.adj(u);
+      const ru = r1[u];
+      for (let e = 0; e < b.others.length; e++) {
+        const w = b.others[e];
+        if (w >= n) continue;
+        const x = ru * this.rate(b, u, e, !towardTarget);
+        if (x > r2[w]) r2[w] = x;
+      }
+    }
+    return [r0, r1, r2];
   }
 }
 
@@ -293,6 +397,16 @@ function hopDistance(c: Compiled, start: string, target: string): number {
   return s < d.length ? d[s] : UNREACHABLE;
 }
 
+/**
+ * Whether a float output is the whole of what the pool can pay out of `outputMint`: a
+ * concentrated pool or a curve pushed past the end of its liquidity (or of its loaded tick
+ * arrays) cannot take the input exactly, its guide just stops growing. Constant-product pools
+ * never get there.
+ */
+function saturated(pool: Pool, outputMint: string, amountOut: number): boolean {
+  return pool.kind !== 'constant-product' && !(amountOut < pool.reserve(outputMint) * (1 - 1e-9));
+}
+
 /** whether two partial paths walk the same tokens (same length by construction of a layer) */
 function sameTokens(a: Node | null, b: Node | null): boolean {
   while (a !== null && b !== null) {
@@ -307,30 +421,106 @@ function sameTokens(a: Node | null, b: Node | null): boolean {
 /**
  * Float-guided candidate paths from inputMint to outputMint, best estimate first. ExactIn walks
  * forwards with approxOut; ExactOut walks backwards from the output with approxIn.
+ *
+ * Layered DP: layer h holds, per token, the best few partial paths of exactly h hops from the
+ * start token (ExactIn: forwards from the input mint, most output first; ExactOut: backwards
+ * from the output mint, least input first). A path never repeats a token; tokens that cannot
+ * reach the target within the hops left (BFS hop distance) are not expanded.
+ *
+ * Pruning, when the search goes beyond the pair's shortest hop count: the shortest paths are
+ * searched first and the best of them bounds the rest. A partial path within two hops of the
+ * target has a zero-size bound of its best completion (its float amount times the best rate
+ * product to the target, spot price after fees, which no trade size can beat); when even that
+ * falls short of the best complete path estimated so far, it is not extended, and a hub's
+ * pools are checked against the same bound before their curves are evaluated. This cuts the
+ * fan-out through hubs (a hub → a minor token → another hub rarely beats the hubs' own pools).
  */
 export function findCandidatePaths(graph: TokenGraph, req: RouteRequest, opts: RouteSearchOptions = {}): CandidatePath[] {
-  const k = opts.candidatesPerToken ?? 2;
+  return searchCandidates(compiled(graph), req, opts);
+}
+
+/**
+ * `floor`: a fixed pruning bound in score units (output, or minus the input) instead of the best
+ * complete estimate: the split's searches keep every path that could carry a part of the amount.
+ */
+function searchCandidates(c: Compiled, req: RouteRequest, opts: RouteSearchOptions, floor?: number): CandidatePath[] {
+  const k = opts.candidatesPerToken ?? 4;
   let maxHops = Math.max(1, Math.min(MAX_HOPS_LIMIT, Math.floor(req.maxHops)));
   const exactIn = req.mode === 'ExactIn';
-  const c = compiled(graph);
   const start = c.id(exactIn ? req.inputMint : req.outputMint);
   const target = c.id(exactIn ? req.outputMint : req.inputMint);
   const dist = c.distancesTo(target);
   if (start >= dist.length || dist[start] > maxHops) return [];
+  const shortest = dist[start];
   // paths longer than the shortest by more than `hopSlack` hops pay more fees on more curves and
   // are not explored (the search cost grows with the hub fan-out at every extra layer)
-  maxHops = Math.min(maxHops, dist[start] + (opts.hopSlack ?? 1));
-  const mints = c.mints;
-
+  maxHops = Math.min(maxHops, shortest + (opts.hopSlack ?? 1));
+  const tables = maxHops >= 2 ? c.nearRates(target, exactIn, dist.length, maxHops >= 3) : [];
+  const root: Node = { token: start, amount: Number(req.amount), score: 0, hops: 0, pool: null, prev: null };
   const complete: Node[] = [];
-  // best amount per token over all shorter hop counts (a longer partial path that is not better
-  // than a shorter one at the same token is not worth extending); NaN = none yet
+  let bound = floor ?? -Infinity;
+  if (floor === undefined && maxHops > shortest) {
+    // the shortest paths first (the strict hop limit keeps their search narrow): their best
+    // estimate bounds the longer ones
+    layered(c, root, target, shortest, k, exactIn, dist, tables, complete, -Infinity, false);
+    for (const x of complete) if (x.score > bound) bound = x.score;
+  }
+  layered(c, root, target, maxHops, k, exactIn, dist, tables, complete, bound, floor === undefined);
+
+  complete.sort((a, b) => (a.score === b.score ? a.hops - b.hops : b.score - a.score));
+  const out: CandidatePath[] = [];
+  const seen = new Set<string>();
+  for (const done of complete) {
+    const pools: Pool[] = [];
+    const path: string[] = [];
+    for (let x: Node | null = done; x !== null; x = x.prev) {
+      path.push(c.mints[x.token]);
+      if (x.pool) pools.push(x.pool);
+    }
+    // the list runs target → start; trade order is input → output
+    if (exactIn) {
+      pools.reverse();
+      path.reverse();
+    }
+    const key = pools.map((p) => p.address).join(',');
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({ pools, mints: path, estimate: done.amount });
+  }
+  return out;
+}
+
+/**
+ * One layered DP from `root` up to `maxHops` hops (see findCandidatePaths); complete paths are
+ * pushed to `complete`. `bound` (score units: higher is better) prunes partial paths within
+ * reach of the rate tables; `raise`: complete paths found raise it.
+ */
+function layered(
+  c: Compiled,
+  root: Node,
+  target: number,
+  maxHops: number,
+  k: number,
+  exactIn: boolean,
+  dist: Int8Array,
+  tables: Float64Array[],
+  complete: Node[],
+  bound: number,
+  raise: boolean,
+): void {
+  const mints = c.mints;
   const n = dist.length;
-  // best score (higher is better: the amount for ExactIn, minus the amount for ExactOut)
+  const slack = (s: number): number => s - PRUNE_SLACK * Math.abs(s);
+  const finish = (node: Node): void => {
+    complete.push(node);
+    if (raise && node.score > bound) bound = node.score;
+  };
+  // best score per token over all shorter hop counts (a longer partial path that is not better
+  // than a shorter one at the same token is not worth extending)
   const bestSeen = new Float64Array(n).fill(-Infinity);
   const nextIndex = new Int32Array(n).fill(-1);
-  let layerTokens: number[] = [start];
-  let layerLists: Node[][] = [[{ token: start, amount: Number(req.amount), score: 0, hops: 0, pool: null, prev: null }]];
+  let layerTokens: number[] = [root.token];
+  let layerLists: Node[][] = [[root]];
   for (let h = 1; h <= maxHops && layerTokens.length > 0; h++) {
     const left = maxHops - h; // hops left after this one
     const nextTokens: number[] = [];
@@ -338,8 +528,9 @@ export function findCandidatePaths(graph: TokenGraph, req: RouteRequest, opts: R
     if (left === 0) {
       // last hop: only pools of the target matter; scan them instead of every layer token's pools
       for (let li = 0; li < layerTokens.length; li++) nextIndex[layerTokens[li]] = li;
-      const tpools = graph.poolsOf(mints[target]);
-      const tothers = c.otherIds(target, tpools);
+      const ta = c.adj(target);
+      const tpools = ta.pools;
+      const tothers = ta.others;
       for (let j = 0; j < tpools.length; j++) {
         const o = tothers[j];
         const li = o < n ? nextIndex[o] : -1;
@@ -347,31 +538,45 @@ export function findCandidatePaths(graph: TokenGraph, req: RouteRequest, opts: R
         const pool = tpools[j];
         for (const node of layerLists[li]) {
           const amount = exactIn ? pool.approxOut(mints[o], node.amount) : pool.approxIn(mints[target], node.amount);
-          if (!(amount > 0) || amount === Infinity) continue;
-          complete.push({ token: target, amount, score: exactIn ? amount : -amount, hops: h, pool, prev: node });
+          if (!(amount > 0) || amount === Infinity || (exactIn && saturated(pool, mints[target], amount))) continue;
+          finish({ token: target, amount, score: exactIn ? amount : -amount, hops: h, pool, prev: node });
         }
       }
       for (let li = 0; li < layerTokens.length; li++) nextIndex[layerTokens[li]] = -1;
       break;
     }
+    // zero-size rates onwards from this layer's new tokens, and from the tokens it expands
+    const R = left < tables.length ? tables[left] : null;
+    const Rhere = left + 1 < tables.length ? tables[left + 1] : null;
     for (let li = 0; li < layerTokens.length; li++) {
       const token = layerTokens[li];
       const mint = mints[token];
-      const pools = graph.poolsOf(mint);
-      const others = c.otherIds(token, pools);
+      const a = c.adj(token);
+      const pools = a.pools;
+      const others = a.others;
       // high-degree tokens (hubs): only pools whose other end is within `left` hops of the target
       let oidx: Int32Array | null = null;
       let end = pools.length;
       if (pools.length > HUB_DEGREE) {
-        const order = c.order(target, dist, token, pools);
+        const order = c.order(target, dist, token);
         oidx = order.idx;
         end = order.ends[left];
       }
       for (const node of layerLists[li]) {
+        // the node may have fallen behind the bound since it was kept
+        if (Rhere !== null && h > 1 && !((exactIn ? node.amount * Rhere[token] : -(node.amount / Rhere[token])) >= slack(bound))) continue;
         for (let e = 0; e < end; e++) {
           const j = oidx === null ? e : oidx[e];
           const u = others[j];
           if (u >= n || dist[u] > left) continue;
+          let r = 0;
+          if (R !== null) {
+            r = R[u];
+            // zero-size bound of the best completion through this pool (ExactIn: the hop
+            // token → u; ExactOut, walking backwards: u → token): too low, skip the pool
+            const hop = c.rate(a, token, j, exactIn);
+            if (!((exactIn ? node.amount * hop * r : -(node.amount / hop / r)) >= slack(bound))) continue;
+          }
           let seen = false;
           for (let x: Node | null = node; x !== null; x = x.prev) {
             if (x.token === u) {
@@ -384,18 +589,20 @@ export function findCandidatePaths(graph: TokenGraph, req: RouteRequest, opts: R
           let amount: number;
           if (exactIn) {
             amount = pool.approxOut(mint, node.amount);
-            if (!(amount > 0)) continue;
+            if (!(amount > 0) || saturated(pool, mints[u], amount)) continue;
           } else {
             amount = pool.approxIn(mints[u], node.amount);
             if (!(amount > 0) || amount === Infinity) continue;
           }
-          if (u === target) {
-            complete.push({ token: u, amount, score: exactIn ? amount : -amount, hops: h, pool, prev: node });
-            continue;
-          }
           // score: higher is better in both modes
           const score = exactIn ? amount : -amount;
+          if (u === target) {
+            finish({ token: u, amount, score, hops: h, pool, prev: node });
+            continue;
+          }
           if (!(score > bestSeen[u])) continue;
+          // the same bound with this hop's price impact
+          if (R !== null && !((exactIn ? amount * r : -(amount / r)) >= slack(bound))) continue;
           let idx = nextIndex[u];
           let list: Node[];
           if (idx < 0) {
@@ -433,24 +640,6 @@ export function findCandidatePaths(graph: TokenGraph, req: RouteRequest, opts: R
     layerTokens = nextTokens;
     layerLists = nextLists;
   }
-
-  complete.sort((a, b) => (a.score === b.score ? a.hops - b.hops : b.score - a.score));
-  const out: CandidatePath[] = [];
-  for (const done of complete) {
-    const pools: Pool[] = [];
-    const path: string[] = [];
-    for (let x: Node | null = done; x !== null; x = x.prev) {
-      path.push(mints[x.token]);
-      if (x.pool) pools.push(x.pool);
-    }
-    // the list runs target → start; trade order is input → output
-    if (exactIn) {
-      pools.reverse();
-      path.reverse();
-    }
-    out.push({ pools, mints: path, estimate: done.amount });
-  }
-  return out;
 }
 
 /**
@@ -509,6 +698,15 @@ function routeBetter(a: Route, b: Route): boolean {
   return ka < kb;
 }
 
+/** a split's dust branches are kept only when they pay more than this share (0.1 bp) */
+const DUST_GAIN = 1e-5;
+
+/** `a` beats `b` by more than DUST_GAIN (ExactIn: more output; ExactOut: less input) */
+function paysMore(a: Route, b: Route): boolean {
+  if (a.mode === 'ExactIn') return Number(a.amountOut - b.amountOut) > DUST_GAIN * Number(b.amountOut);
+  return Number(b.amountIn - a.amountIn) > DUST_GAIN * Number(b.amountIn);
+}
+
 /**
  * Relative price impact of an exact single-path route against its spot prices after fees
  * (float; used to size the split search).
@@ -539,7 +737,7 @@ export function findBestRoute(graph: TokenGraph, req: RouteRequest, opts: RouteS
   const c = compiled(graph);
   if (hopDistance(c, start, target) > maxHops) throw new NoRouteError();
 
-  const candidates = findCandidatePaths(graph, { ...req, maxHops }, opts);
+  const candidates = searchCandidates(c, { ...req, maxHops }, opts);
   const limit = opts.exactEvaluations ?? 12;
   let best: Route | null = null;
   let lastFailure = 'no path can carry the amount';
@@ -566,6 +764,30 @@ export function findBestRoute(graph: TokenGraph, req: RouteRequest, opts: RouteS
   return best;
 }
 
+/**
+ * The float marginal rate of a single-path route at its amount: ExactIn, output per unit of
+ * input added; ExactOut, input per unit of output added. NaN when the curves say nothing.
+ */
+function marginalRate(r: Route): number {
+  const pools = r.hops.map((h) => h.pool);
+  const mints = [r.inputMint, ...r.hops.map((h) => h.outputMint)];
+  const delta = 1e-3;
+  if (r.mode === 'ExactIn') {
+    const f = (x: number): number => {
+      for (let i = 0; i < pools.length; i++) x = pools[i].approxOut(mints[i], x);
+      return x;
+    };
+    const a = Number(r.amountIn);
+    return (f(a) - f(a * (1 - delta))) / (a * delta);
+  }
+  const g = (y: number): number => {
+    for (let i = pools.length - 1; i >= 0; i--) y = pools[i].approxIn(mints[i], y);
+    return y;
+  };
+  const b = Number(r.amountOut);
+  return (g(b) - g(b * (1 - delta))) / (b * delta);
+}
+
 /** below this relative impact of the best single path a split cannot gain a hundredth of a bp */
 const SPLIT_MIN_IMPACT = 1e-6;
 
@@ -577,32 +799,45 @@ function trySplit(c: Compiled, candidates: CandidatePath[], req: RouteRequest, s
   // candidates of a sixteenth (and a 256th) of the amount join
   let all = candidates;
   const wide = { ...opts, candidatesPerToken: opts.splitCandidatesPerToken ?? 6 };
+  // a path whose zero-size rate is below the best single path's marginal rate at the whole
+  // amount gets no flow in the optimal split (the common marginal rate of the split is at least
+  // that): the searches for split candidates prune against it
+  const marginal = single === null ? NaN : marginalRate(single);
   for (const [minImpact, div] of [
     [1e-3, 1n],
     [1e-3, 16n],
     [3e-2, 256n],
   ] as const) {
-    if (impact < minImpact || req.amount / div === 0n) continue;
-    all = all.concat(findCandidatePaths(c.graph, { ...req, amount: req.amount / div }, wide));
+    const part = req.amount / div;
+    if (impact < minImpact || part === 0n) continue;
+    const floor = marginal > 0 && marginal < Infinity ? (req.mode === 'ExactIn' ? Number(part) * marginal : -Number(part) * marginal) : -Infinity;
+    all = all.concat(searchCandidates(c, { ...req, amount: part }, wide, floor));
   }
   const g = buildFlowGraph(all, amount, req.mode, (a, b) => c.pairPools(c.id(a), c.id(b)), { ...opts, maxHops: req.maxHops });
   if (g === null) return null;
   // output lost to the allocation error e (a share of the amount) ≈ impact × e² / 2, with
   // e ≈ 0.07 / steps: aim at a few thousandths of a bp; then path exchanges polish
-  const maxSteps = opts.maxSteps ?? 128;
+  const maxSteps = opts.maxSteps ?? 64;
   const steps = Math.max(8, Math.min(maxSteps, Math.ceil(0.07 * Math.sqrt(impact / 5e-7))));
-  if (!allocate(g, req.mode, amount, steps, opts.polishRounds ?? 48)) return null;
+  if (!allocate(g, req.mode, amount, steps, opts.polishRounds ?? 96)) return null;
   const minShare = opts.minShare ?? 0.002;
-  // small branches dropped first; when that overloads a pool (the exact math cannot fill its
-  // part), the allocation as it is
+  // small branches dropped (fewer instructions and accounts) unless keeping them pays more than
+  // DUST_GAIN: what a dropped branch carried is spread over its siblings, which costs little at
+  // equal marginal rates but a lot when a sibling is a concentrated pool near the end of its
+  // loaded ticks; when dropping overloads a pool (the exact math cannot fill its part), the
+  // allocation as it is
   let best: Route | null = null;
+  let dropped: Route | null = null;
   for (const share of minShare > 0 ? [minShare, 0] : [0]) {
     try {
       const r = evaluateFlow(g, req.mode, req.amount, share);
       if (r.hops.length === 0 || (req.mode === 'ExactOut' && r.amountOut < req.amount)) continue;
-      if (best === null || routeBetter(r, best)) best = r;
-      // dropping a branch under minShare costs less than a hundredth of a bp: no need to compare
-      break;
+      if (share > 0) {
+        best = dropped = r;
+        continue;
+      }
+      if (dropped === null) best = r;
+      else if (r.hops.length !== dropped.hops.length && paysMore(r, dropped)) best = r;
     } catch (e) {
       if (!(e instanceof PoolQuoteError)) throw e;
     }

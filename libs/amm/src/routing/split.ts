@@ -22,11 +22,11 @@ import { PoolQuoteError, type Pool } from '../pool';
 import type { CandidatePath, Route, RouteHop, SwapMode } from './route-search';
 
 export interface SplitOptions {
-  /** distinct token paths taken into the flow graph (default 10) */
+  /** distinct token paths taken into the flow graph (default 20) */
   maxPaths?: number;
-  /** pools kept per token pair (default 4) */
+  /** pools kept per token pair (default 8) */
   parallelPools?: number;
-  /** edges of the flow graph at most (default 64) */
+  /** edges of the flow graph at most (default 128) */
   maxEdges?: number;
   /** edges carrying less than this share of the amount are dropped (default 0.002) */
   minShare?: number;
@@ -89,9 +89,9 @@ function longestChain(n: number, pairs: Iterable<{ from: number; to: number }>):
  * edges result (nothing to split).
  */
 export function buildFlowGraph(candidates: readonly CandidatePath[], amount: number, mode: SwapMode, pairPools: PairPools, opts: SplitOptions = {}): FlowGraph | null {
-  const maxPaths = opts.maxPaths ?? 10;
-  const parallel = opts.parallelPools ?? 4;
-  const maxEdges = opts.maxEdges ?? 64;
+  const maxPaths = opts.maxPaths ?? 20;
+  const parallel = opts.parallelPools ?? 8;
+  const maxEdges = opts.maxEdges ?? 128;
   const maxHops = opts.maxHops ?? Infinity;
   const ids = new Map<string, number>();
   const names: string[] = [];
@@ -337,21 +337,33 @@ function bestRemoveOut(g: FlowGraph, b: number, s: Scratch): number {
 }
 
 /** apply the path the last DP found: ExactIn walks back from the target, ExactOut forwards from the input */
-function applyIn(g: FlowGraph, s: Scratch, sign: 1 | -1, touched?: FlowEdge[]): void {
+/** edges changed by a tentative exchange, with their flows before it (to undo it) */
+interface Journal {
+  edges: FlowEdge[];
+  flows: number[];
+}
+
+function record(j: Journal | undefined, e: FlowEdge): void {
+  if (!j) return;
+  j.edges.push(e);
+  j.flows.push(e.x, e.y);
+}
+
+function applyIn(g: FlowGraph, s: Scratch, sign: 1 | -1, journal?: Journal): void {
   for (let t = g.mints.length - 1; t > 0; ) {
     const e = g.edges[s.via[t]];
-    touched?.push(e);
+    record(journal, e);
     e.x = Math.max(0, e.x + sign * s.best[e.from]);
     e.y = e.x > 0 ? e.pool.approxOut(g.mints[e.from], e.x) : 0;
     t = e.from;
   }
 }
 
-function applyOut(g: FlowGraph, s: Scratch, sign: 1 | -1, touched?: FlowEdge[]): void {
+function applyOut(g: FlowGraph, s: Scratch, sign: 1 | -1, journal?: Journal): void {
   const T = g.mints.length - 1;
   for (let t = 0; t < T; ) {
     const e = g.edges[s.via[t]];
-    touched?.push(e);
+    record(journal, e);
     e.y = Math.max(0, e.y + sign * s.best[e.to]);
     e.x = e.y > 0 ? e.pool.approxIn(g.mints[e.from], e.y) : 0;
     t = e.to;
@@ -398,33 +410,36 @@ export function allocate(g: FlowGraph, mode: SwapMode, amount: number, steps: nu
   let slice = scale * r ** Math.max(0, steps - 6);
   const floor = amount * 1e-7;
   let cur = objective(g, mode);
-  const touched: FlowEdge[] = [];
+  const journal: Journal = { edges: [], flows: [] };
   for (let round = 0; round < polish && slice > floor; round++) {
-    touched.length = 0;
-    const saved = g.edges.map((e) => [e.x, e.y]);
+    journal.edges.length = 0;
+    journal.flows.length = 0;
     if (exactIn) {
       if (bestRemoveIn(g, slice, s) === Infinity) {
         slice /= 2;
         continue;
       }
-      applyIn(g, s, -1, touched);
-      if (bestAddIn(g, slice, s) > 0) applyIn(g, s, 1, touched);
+      applyIn(g, s, -1, journal);
+      if (bestAddIn(g, slice, s) > 0) applyIn(g, s, 1, journal);
     } else {
       if (bestRemoveOut(g, slice, s) === -Infinity) {
         slice /= 2;
         continue;
       }
-      applyOut(g, s, -1, touched);
-      if (bestAddOut(g, slice, s) < Infinity) applyOut(g, s, 1, touched);
+      applyOut(g, s, -1, journal);
+      if (bestAddOut(g, slice, s) < Infinity) applyOut(g, s, 1, journal);
     }
     const next = objective(g, mode);
     const better = exactIn ? next > cur * (1 + 1e-13) : next < cur * (1 - 1e-13);
-    if (better) cur = next;
-    else {
-      g.edges.forEach((e, i) => {
-        e.x = saved[i][0];
-        e.y = saved[i][1];
-      });
+    if (better) {
+      // a trust region: an exchange that paid is tried at twice the size next
+      cur = next;
+      slice = Math.min(slice * 2, amount / 4);
+    } else {
+      for (let i = journal.edges.length - 1; i >= 0; i--) {
+        journal.edges[i].x = journal.flows[2 * i];
+        journal.edges[i].y = journal.flows[2 * i + 1];
+      }
       slice /= 2;
     }
   }
