@@ -6,8 +6,10 @@
  *
  * Amount semantics per builder (a = "amount", t = "threshold"):
  * - Raydium CPMM swap_base_input(a = exact in, t = min out) / swap_base_output(t = max in, a = exact out)
- * - Orca Whirlpool swap_v2(amount, other_amount_threshold, sqrt_price_limit, amount_specified_is_input, a_to_b)
- * - Raydium CLMM swap_v2(amount, other_amount_threshold, sqrt_price_limit_x64, is_base_input)
+ * - Orca Whirlpool swap_v2(amount, other_amount_threshold, sqrt_price_limit = 0, amount_specified_is_input, a_to_b)
+ * - Raydium CLMM swap_v2(amount, other_amount_threshold, sqrt_price_limit_x64 = 0, is_base_input)
+ *   (a price limit of 0 is "none": both programs then swap to the end of the price range AND
+ *   refuse a partial fill, the Whirlpool in exact-output mode, the CLMM in both modes)
  * - Raydium AMM v4 swap_base_in (tag 9: exact in, min out) / swap_base_out (tag 11: max in, exact out)
  * - PumpSwap buy(base out, max quote in) / buy_exact_quote_in(quote in, min base out) / sell(base in, min quote out)
  * - pump.fun buy(tokens out, max SOL) / buy_exact_sol_in(SOL in, min tokens) / sell(tokens in, min SOL)
@@ -45,7 +47,17 @@ export const SWAP_DISCRIMINATORS = {
 /** Raydium AMM v4 instruction tags (native program, one-byte tag). */
 export const AMM_V4_TAG = { swapBaseIn: 9, swapBaseOut: 11 } as const;
 
-/** Orca Whirlpool / Raydium CLMM price bounds (Q64.64): a swap limited only by its amounts. */
+/**
+ * The sqrt price limit both concentrated-liquidity builders send: 0, "no explicit limit". The
+ * programs read it as the end of the price range in the swap's direction (Whirlpool: MIN / MAX
+ * sqrt price, swap_manager.rs; CLMM: MIN + 1 / MAX - 1, swap_v2.rs) and, unlike an explicit
+ * limit at those same bounds, then reject a partial fill: the Whirlpool with PartialFillError for
+ * an exact-output swap, the CLMM by requiring the whole specified amount in both modes. The
+ * official SDKs' swaps send 0 as well.
+ */
+export const NO_EXPLICIT_SQRT_PRICE_LIMIT = 0n;
+
+/** Orca Whirlpool / Raydium CLMM price bounds (Q64.64): what a limit of 0 stands for. */
 export const WHIRLPOOL_MIN_SQRT_PRICE = 4295048016n;
 export const WHIRLPOOL_MAX_SQRT_PRICE = 79226673515401279992447579055n;
 export const CLMM_MIN_SQRT_PRICE_X64 = 4295048016n;
@@ -141,7 +153,7 @@ export function orcaWhirlpoolSwapV2(a: WhirlpoolSwapArgs): TransactionInstructio
     .bytes(SWAP_DISCRIMINATORS.whirlpoolSwapV2)
     .u64(a.amount, 'amount')
     .u64(a.threshold, 'other_amount_threshold')
-    .u128(aToB ? WHIRLPOOL_MIN_SQRT_PRICE : WHIRLPOOL_MAX_SQRT_PRICE, 'sqrt_price_limit')
+    .u128(NO_EXPLICIT_SQRT_PRICE_LIMIT, 'sqrt_price_limit')
     .bool(a.mode === 'ExactIn')
     .bool(aToB)
     .u8(0) // Option<RemainingAccountsInfo>::None
@@ -201,7 +213,7 @@ export function raydiumClmmSwapV2(a: ClmmSwapArgs): TransactionInstruction {
     .bytes(SWAP_DISCRIMINATORS.clmmSwapV2)
     .u64(a.amount, 'amount')
     .u64(a.threshold, 'other_amount_threshold')
-    .u128(zeroForOne ? CLMM_MIN_SQRT_PRICE_X64 + 1n : CLMM_MAX_SQRT_PRICE_X64 - 1n, 'sqrt_price_limit_x64')
+    .u128(NO_EXPLICIT_SQRT_PRICE_LIMIT, 'sqrt_price_limit_x64')
     .bool(a.mode === 'ExactIn')
     .done();
   const keys = [
