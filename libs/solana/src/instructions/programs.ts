@@ -341,6 +341,31 @@ export const pumpFunEventAuthority = (): string => cached('pf:ea', () => pumpFun
 export const pumpFunGlobalVolumeAccumulator = (): string => cached('pf:gva', () => pumpFunPda([Buffer.from('global_volume_accumulator')]));
 export const pumpFunUserVolumeAccumulator = (user: string): string =>
   cached(`pf:uva:${user}`, () => pumpFunPda([Buffer.from('user_volume_accumulator'), pk(user).toBuffer()]));
+/** pump.fun ["bonding-curve-v2", mint]: read-only account every buy and sell takes since the 2026-04-28 upgrade. */
+export const pumpFunBondingCurveV2 = (mint: string): string => cached(`pf:bc2:${mint}`, () => pumpFunPda([Buffer.from('bonding-curve-v2'), pk(mint).toBuffer()]));
+/** PumpSwap ["pool-v2", baseMint]: read-only account of the buys and sells of pools with a coin creator. */
+export const pumpAmmPoolV2 = (baseMint: string): string => cached(`amm:pv2:${baseMint}`, () => pumpAmmPda([Buffer.from('pool-v2'), pk(baseMint).toBuffer()]));
+
+/**
+ * The buyback fee recipients both pump programs accept (Global.buybackFeeRecipients /
+ * GlobalConfig.buybackFeeRecipients, as the pump public docs list them; the program checks the
+ * one given against its global config). Since the 2026-04-28 upgrade every pump.fun buy and sell
+ * appends bonding-curve-v2 and one of them (writable), and every PumpSwap buy and sell appends
+ * [pool-v2,] one of them (read-only) and its quote-mint ATA (writable).
+ */
+export const PUMP_BUYBACK_FEE_RECIPIENTS = [
+  '5YxQFdt3Tr9zJLvkFccqXVUwhdTWJQc1fFg2YPbxvxeD',
+  '9M4giFFMxmFGXtc3feFzRai56WbBqehoSeRE5GK7gf7',
+  'GXPFM2caqTtQYC2cJ5yJRi9VDkpsYZXzYdwYpGnLmtDL',
+  '3BpXnfJaUTiwXnJNe7Ej1rcbzqTTQUvLShZaWazebsVR',
+  '5cjcW9wExnJJiqgLjq7DEG75Pm6JBgE1hNv4B2vHXUW6',
+  'EHAAiTxcdDwQ3U4bU6YcMsQGaekdzLS3B5SmYo46kJtL',
+  '5eHhjP8JaYkz83CWwvGU2uMUXefd3AazWGx4gpcuEEYD',
+  'A7hAgCzFw14fejgCp387JUJRMNyz4j89JKnhtKU8piqW',
+] as const;
+
+/** The first non-default address of a recipient list. */
+const firstSet = (list: readonly string[]): string | undefined => list.find((x) => x !== PROGRAM_IDS.system);
 
 export interface PumpAmmSwapArgs {
   pool: string;
@@ -355,8 +380,20 @@ export interface PumpAmmSwapArgs {
   user: SwapUser;
   baseTokenProgram: string;
   quoteTokenProgram: string;
-  /** which of GlobalConfig.protocolFeeRecipients to pay (default the first non-default one) */
+  /**
+   * which protocol fee recipient to pay (default the first non-default one of
+   * GlobalConfig.protocolFeeRecipients, or of [reservedFeeRecipient, ...reservedFeeRecipients]
+   * for a mayhem-mode pool, as the program requires)
+   */
   protocolFeeRecipient?: string;
+  /**
+   * Append the remaining accounts the program takes after the IDL's accounts (see
+   * PUMP_BUYBACK_FEE_RECIPIENTS): required on mainnet since the 2026-04-28 upgrade. Off by default
+   * for now: the instruction is then exactly the IDL's account list.
+   */
+  withRemainingAccounts?: boolean;
+  /** which buyback fee recipient to pay (default the first non-default of GlobalConfig.buybackFeeRecipients, else of PUMP_BUYBACK_FEE_RECIPIENTS) */
+  buybackFeeRecipient?: string;
 }
 
 /**
@@ -364,13 +401,18 @@ export interface PumpAmmSwapArgs {
  * ExactIn: buy_exact_quote_in(spendable_quote_in, min_base_amount_out)); base in → quote out is a
  * sell(base_amount_in, min_quote_amount_out) (for ExactOut the caller passes the base amount the
  * quote needs as `amount` with mode ExactIn semantics: sell has no exact-output form).
+ * `withRemainingAccounts` appends what the program takes after the IDL's accounts (cashback
+ * accounts, pool-v2, buyback fee recipient and its quote ATA; see PUMP_BUYBACK_FEE_RECIPIENTS).
  */
 export function pumpAmmSwap(a: PumpAmmSwapArgs): TransactionInstruction {
   const st = a.state;
   const buy = a.inputMint === st.quoteMint;
   if (!buy && a.inputMint !== st.baseMint) throw new Error(`mint ${a.inputMint} is not in PumpSwap pool ${a.pool}`);
-  const recipient = a.protocolFeeRecipient ?? a.globalConfig.protocolFeeRecipients.find((x) => x !== PROGRAM_IDS.system);
-  if (recipient === undefined) throw new Error('PumpSwap GlobalConfig has no protocol fee recipient');
+  const gc = a.globalConfig;
+  const recipient =
+    a.protocolFeeRecipient ?? (st.isMayhemMode ? firstSet([gc.reservedFeeRecipient, ...gc.reservedFeeRecipients]) : firstSet(gc.protocolFeeRecipients));
+  if (recipient === undefined) throw new Error(`PumpSwap GlobalConfig has no ${st.isMayhemMode ? 'reserved (mayhem) ' : ''}protocol fee recipient`);
+  const buyback = a.buybackFeeRecipient ?? firstSet(gc.buybackFeeRecipients ?? []) ?? PUMP_BUYBACK_FEE_RECIPIENTS[0];
   const [userBase, userQuote] = buy ? [a.user.destination, a.user.source] : [a.user.source, a.user.destination];
   const creatorAuthority = pumpAmmCoinCreatorVaultAuthority(st.coinCreator);
   const head = [
@@ -395,9 +437,22 @@ export function pumpAmmSwap(a: PumpAmmSwapArgs): TransactionInstruction {
     r(creatorAuthority),
   ];
   const fees = [r(pumpFeeConfigAddress(PROGRAM_IDS.pumpSwapAmm)), r(PUMP_FEES_PROGRAM_ID)];
+  // remaining accounts, in the program's order: the cashback accounts of a cashback coin (its
+  // user volume accumulator's quote ATA; for a sell also the accumulator), pool-v2 when the pool
+  // has a coin creator, the buyback fee recipient and its quote ATA
+  const uva = pumpAmmUserVolumeAccumulator(a.user.wallet);
+  const cashback = st.isCashbackCoin ? [w(associatedTokenAddress(uva, st.quoteMint, a.quoteTokenProgram)), ...(buy ? [] : [w(uva)])] : [];
+  const tail = a.withRemainingAccounts
+    ? [
+        ...cashback,
+        ...(st.coinCreator !== PROGRAM_IDS.system ? [r(pumpAmmPoolV2(st.baseMint))] : []),
+        r(buyback),
+        w(associatedTokenAddress(buyback, st.quoteMint, a.quoteTokenProgram)),
+      ]
+    : [];
   if (!buy) {
     const data = new ArgWriter().bytes(SWAP_DISCRIMINATORS.pumpSell).u64(a.amount, 'base_amount_in').u64(a.threshold, 'min_quote_amount_out').done();
-    return instruction(PROGRAM_IDS.pumpSwapAmm, [...head, ...fees], data);
+    return instruction(PROGRAM_IDS.pumpSwapAmm, [...head, ...fees, ...tail], data);
   }
   const data =
     a.mode === 'ExactIn'
@@ -405,7 +460,7 @@ export function pumpAmmSwap(a: PumpAmmSwapArgs): TransactionInstruction {
       : new ArgWriter().bytes(SWAP_DISCRIMINATORS.pumpBuy).u64(a.amount, 'base_amount_out').u64(a.threshold, 'max_quote_amount_in').bool(false).done();
   return instruction(
     PROGRAM_IDS.pumpSwapAmm,
-    [...head, r(pumpAmmGlobalVolumeAccumulator()), w(pumpAmmUserVolumeAccumulator(a.user.wallet)), ...fees],
+    [...head, r(pumpAmmGlobalVolumeAccumulator()), w(uva), ...fees, ...tail],
     data,
   );
 }
@@ -427,12 +482,22 @@ export interface PumpFunSwapArgs {
   wallet: string;
   /** the user's token account of the coin (associated_user) */
   userTokenAccount: string;
+  /**
+   * Append the remaining accounts the program takes after the IDL's accounts (see
+   * PUMP_BUYBACK_FEE_RECIPIENTS): required on mainnet since the 2026-04-28 upgrade. Off by default
+   * for now: the instruction is then exactly the IDL's account list.
+   */
+  withRemainingAccounts?: boolean;
+  /** which buyback fee recipient to pay (default PUMP_BUYBACK_FEE_RECIPIENTS[0]; one of Global.buybackFeeRecipients) */
+  buybackFeeRecipient?: string;
 }
 
 /**
  * pump.fun trades native SOL (lamports of the wallet), not wrapped SOL. SOL → token: ExactIn is
  * buy_exact_sol_in(spendable_sol_in, min_tokens_out), ExactOut is buy(amount, max_sol_cost);
  * token → SOL is sell(amount, min_sol_output) (the caller passes the token amount as `amount`).
+ * `withRemainingAccounts` appends what the program takes after the IDL's accounts (a cashback
+ * coin's user volume accumulator on a sell, bonding-curve-v2, a buyback fee recipient).
  */
 export function pumpFunSwap(a: PumpFunSwapArgs): TransactionInstruction {
   const curveAddress = pumpBondingCurveAddress(a.mint);
@@ -450,9 +515,13 @@ export function pumpFunSwap(a: PumpFunSwapArgs): TransactionInstruction {
   const creatorVault = w(pumpCreatorVaultAddress(a.curve.creator));
   const event = [r(pumpFunEventAuthority()), r(PROGRAM_IDS.pumpFun)];
   const fees = [r(pumpFeeConfigAddress(PROGRAM_IDS.pumpFun)), r(PUMP_FEES_PROGRAM_ID)];
+  // remaining accounts: bonding-curve-v2 and the buyback fee recipient (a sell of a cashback coin
+  // first takes the user volume accumulator, which receives the cashback)
+  const tail = a.withRemainingAccounts ? [r(pumpFunBondingCurveV2(a.mint)), w(a.buybackFeeRecipient ?? PUMP_BUYBACK_FEE_RECIPIENTS[0])] : [];
   if (!buy) {
     const data = new ArgWriter().bytes(SWAP_DISCRIMINATORS.pumpSell).u64(a.amount, 'amount').u64(a.threshold, 'min_sol_output').done();
-    return instruction(PROGRAM_IDS.pumpFun, [...common, creatorVault, r(a.tokenProgram), ...event, ...fees], data);
+    const cashback = a.withRemainingAccounts && a.curve.isCashbackCoin ? [w(pumpFunUserVolumeAccumulator(a.wallet))] : [];
+    return instruction(PROGRAM_IDS.pumpFun, [...common, creatorVault, r(a.tokenProgram), ...event, ...fees, ...cashback, ...tail], data);
   }
   const data =
     a.mode === 'ExactIn'
@@ -460,7 +529,7 @@ export function pumpFunSwap(a: PumpFunSwapArgs): TransactionInstruction {
       : new ArgWriter().bytes(SWAP_DISCRIMINATORS.pumpBuy).u64(a.amount, 'amount').u64(a.threshold, 'max_sol_cost').bool(false).done();
   return instruction(
     PROGRAM_IDS.pumpFun,
-    [...common, r(a.tokenProgram), creatorVault, ...event, r(pumpFunGlobalVolumeAccumulator()), w(pumpFunUserVolumeAccumulator(a.wallet)), ...fees],
+    [...common, r(a.tokenProgram), creatorVault, ...event, r(pumpFunGlobalVolumeAccumulator()), w(pumpFunUserVolumeAccumulator(a.wallet)), ...fees, ...tail],
     data,
   );
 }
