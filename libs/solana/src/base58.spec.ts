@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { PublicKey } from '@solana/web3.js';
-import { base58Decode, base58Encode, isPublicKey, readPubkey, writePubkey } from './base58';
+import { base58Decode, base58Encode, internPublicKey, isPublicKey, readPubkey, writePubkey } from './base58';
 import { MINTS, PROGRAM_IDS } from './programs';
 
 describe('base58', () => {
@@ -60,6 +60,66 @@ describe('base58Encode over any length', () => {
     const max = new Uint8Array(32).fill(255);
     expect(base58Encode(max)).toBe(new PublicKey(max).toBase58());
     for (let b = 0; b < 256; b++) expect(base58Encode(Uint8Array.of(b))).toBe(referenceEncode(Uint8Array.of(b)));
+  });
+});
+
+describe('interned public keys (readPubkey, internPublicKey)', () => {
+  const ascii = (text: string): Buffer => Buffer.from(text, 'latin1');
+
+  it('readPubkey is base58Encode of the 32 bytes, at any offset, through the table growing and being refilled', () => {
+    // more distinct keys than the table holds: it doubles, then drops everything and refills
+    for (let i = 0; i < 300_000; i++) {
+      const buf = randomBytes(40);
+      if (i % 1000 === 0) buf.fill(0, 0, 40); // the system program's key, among others
+      const at = i % 9;
+      const key = readPubkey(buf, at);
+      if (i % 97 === 0 || i % 1000 === 0) expect(key).toBe(base58Encode(buf.subarray(at, at + 32)));
+      else if (key !== base58Encode(buf.subarray(at, at + 32))) throw new Error(`readPubkey differs at ${i}`);
+      if (i % 13 === 0) expect(internPublicKey(ascii(`"${key}"`), 1, key.length + 1)).toBe(key);
+    }
+  });
+
+  it('readPubkey near the end of the buffer reads what is there, as base58Encode does', () => {
+    const buf = randomBytes(40);
+    expect(readPubkey(buf, 20)).toBe(base58Encode(buf.subarray(20)));
+    expect(readPubkey(buf, 40)).toBe('');
+  });
+
+  it('internPublicKey accepts exactly what isPublicKey accepts', () => {
+    const candidates = [
+      ...Object.values(PROGRAM_IDS),
+      ...Object.values(MINTS),
+      '11111111111111111111111111111111',
+      '1111111111111111111111111111111',
+      base58Encode(Buffer.alloc(31, 255)),
+      base58Encode(Buffer.alloc(33, 255)),
+      base58Encode(Buffer.alloc(32, 255)),
+      `${MINTS.USDC.slice(0, 10)}0${MINTS.USDC.slice(11)}`,
+      `${MINTS.USDC.slice(0, 10)}l${MINTS.USDC.slice(11)}`,
+      `${MINTS.USDC.slice(0, 10)}é${MINTS.USDC.slice(11)}`,
+      `${MINTS.USDC}1`,
+      MINTS.USDC.slice(1),
+      'x'.repeat(45),
+      '',
+    ];
+    for (let i = 0; i < 300; i++) candidates.push(base58Encode(randomBytes(28 + (i % 8))));
+    for (const text of candidates) {
+      const bytes = ascii(`ab${text}cd`);
+      const got = internPublicKey(bytes, 2, bytes.length - 2);
+      expect(got).toBe(isPublicKey(text) && [...text].every((c) => c.charCodeAt(0) < 128) ? text : null);
+      // and again, from the table this time
+      expect(internPublicKey(bytes, 2, bytes.length - 2)).toBe(got);
+    }
+    // a non-ASCII byte is never a key character, whatever its latin1 reading
+    const bad = ascii(MINTS.SOL);
+    bad[5] = 0xc3;
+    expect(internPublicKey(bad, 0, bad.length)).toBeNull();
+  });
+
+  it('the well-known keys come back as the constants themselves', () => {
+    const bytes = Buffer.from(base58Decode(PROGRAM_IDS.raydiumCpmm)!);
+    expect(readPubkey(bytes, 0)).toBe(PROGRAM_IDS.raydiumCpmm);
+    expect(internPublicKey(ascii(MINTS.SOL), 0, MINTS.SOL.length)).toBe(MINTS.SOL);
   });
 });
 

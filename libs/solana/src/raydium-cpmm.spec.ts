@@ -15,6 +15,7 @@ import {
   cpmmVaultAddress,
   decodeCpmmAmmConfig,
   decodeCpmmPoolState,
+  decodeCpmmPoolStateKeysFrom,
   encodeCpmmAmmConfig,
   encodeCpmmPoolState,
   type CpmmPoolState,
@@ -156,6 +157,43 @@ describe('decodeCpmmPoolState', () => {
     const bad = Buffer.from(pools[0].data);
     bad[390] = 2;
     expect(() => decodeCpmmPoolState(bad)).toThrow(/enableCreatorFee/);
+  });
+});
+
+describe('decodeCpmmPoolStateKeysFrom (delta decode)', () => {
+  it('equals the full decode, field for field and key order, whatever scalars changed', () => {
+    for (const f of pools) {
+      const prevData = Buffer.from(f.data);
+      const prev = decodeCpmmPoolState(prevData, f.owner);
+      let seed = 1;
+      const rnd = (n: number): number => (seed = (seed * 48271) % 2147483647) % n;
+      for (let i = 0; i < 300; i++) {
+        const next = Buffer.from(prevData);
+        // change a few bytes of the scalar tail (328..637), sometimes none, keep the bool valid
+        for (let k = rnd(6); k > 0; k--) next[328 + rnd(CPMM_POOL_STATE_SIZE - 328)] = rnd(256);
+        if (next[390] > 1) next[390] = rnd(2);
+        const delta = decodeCpmmPoolStateKeysFrom(prev, prevData, next, 'X');
+        const full = decodeCpmmPoolState(next, f.owner, 'X');
+        expect(delta).toEqual(full);
+        expect(Object.keys(delta)).toEqual(Object.keys(full));
+      }
+    }
+  });
+
+  it('rejects an invalid enableCreatorFee byte with the full decoder\'s error', () => {
+    const prev = decodeCpmmPoolState(pools[0].data, pools[0].owner);
+    const bad = Buffer.from(pools[0].data);
+    bad[390] = 7;
+    const message = (f: () => unknown): string => {
+      try {
+        f();
+      } catch (e) {
+        expect(e).toBeInstanceOf(AccountDecodeError);
+        return (e as Error).message;
+      }
+      return 'no error';
+    };
+    expect(message(() => decodeCpmmPoolStateKeysFrom(prev, pools[0].data, bad, 'Addr'))).toBe(message(() => decodeCpmmPoolState(bad, pools[0].owner, 'Addr')));
   });
 });
 

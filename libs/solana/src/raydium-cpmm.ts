@@ -19,7 +19,7 @@ import { createHash } from 'node:crypto';
 import { PublicKey } from '@solana/web3.js';
 import { readPubkey, writePubkey } from './base58';
 import { PROGRAM_IDS } from './programs';
-import { readBool, view, writeU64, checkAnchorAccount } from './bytes';
+import { readBool, readU64, view, writeU64, checkAnchorAccount } from './bytes';
 
 export const CPMM_POOL_STATE_SIZE = 637;
 export const CPMM_AMM_CONFIG_SIZE = 236;
@@ -129,22 +129,110 @@ const POOL_U64_A = [
 /** Decode a PoolState. `owner`, when given, must be the CPMM program. */
 export function decodeCpmmPoolState(data: Uint8Array, owner?: string, address = '(unknown)'): CpmmPoolState {
   const buf = checkAccount(data, owner, address, CPMM_POOL_STATE_SIZE, CPMM_POOL_STATE_DISCRIMINATOR, 'PoolState');
-  const keys = {} as Record<(typeof POOL_KEYS)[number], string>;
-  POOL_KEYS.forEach((k, i) => (keys[k] = readPubkey(buf, 8 + 32 * i)));
-  const u64s = {} as Record<(typeof POOL_U64_A)[number], bigint>;
-  POOL_U64_A.forEach((k, i) => (u64s[k] = buf.readBigUInt64LE(333 + 8 * i)));
+  return poolStateOf(
+    buf,
+    address,
+    readPubkey(buf, 8),
+    readPubkey(buf, 40),
+    readPubkey(buf, 72),
+    readPubkey(buf, 104),
+    readPubkey(buf, 136),
+    readPubkey(buf, 168),
+    readPubkey(buf, 200),
+    readPubkey(buf, 232),
+    readPubkey(buf, 264),
+    readPubkey(buf, 296),
+    null,
+    null,
+  );
+}
+
+/**
+ * Delta decode of a PoolState whose bytes 0..328 (discriminator and the ten keys) are those of
+ * `prevData`, a content of the same account (same owner, same size) that decoded to `prev`: the
+ * keys are taken from `prev`, the scalars read from `data` (a u64 whose bytes did not change
+ * keeps prev's value). Equal to decodeCpmmPoolState(data) field for field, same error when the
+ * enableCreatorFee byte is invalid. The caller checks the preconditions.
+ */
+export function decodeCpmmPoolStateKeysFrom(prev: CpmmPoolState, prevData: Uint8Array, data: Uint8Array, address = '(unknown)'): CpmmPoolState {
+  const p = prev;
+  return poolStateOf(
+    view(data),
+    address,
+    p.ammConfig,
+    p.poolCreator,
+    p.token0Vault,
+    p.token1Vault,
+    p.lpMint,
+    p.token0Mint,
+    p.token1Mint,
+    p.token0Program,
+    p.token1Program,
+    p.observationKey,
+    prev,
+    view(prevData),
+  );
+}
+
+/** a u64 of `buf`, or prev's value when `prevBuf` holds the same 8 bytes there */
+function u64(buf: Buffer, o: number, prevBuf: Buffer | null, prevValue: bigint | undefined): bigint {
+  if (prevBuf !== null && prevValue !== undefined) {
+    let same = true;
+    for (let i = o; i < o + 8; i++) {
+      if (buf[i] !== prevBuf[i]) {
+        same = false;
+        break;
+      }
+    }
+    if (same) return prevValue;
+  }
+  return readU64(buf, o);
+}
+
+/** one shape for every decoded PoolState (same key order as the layout) */
+function poolStateOf(
+  buf: Buffer,
+  address: string,
+  ammConfig: string,
+  poolCreator: string,
+  token0Vault: string,
+  token1Vault: string,
+  lpMint: string,
+  token0Mint: string,
+  token1Mint: string,
+  token0Program: string,
+  token1Program: string,
+  observationKey: string,
+  prev: CpmmPoolState | null,
+  prevBuf: Buffer | null,
+): CpmmPoolState {
   return {
-    ...keys,
+    ammConfig,
+    poolCreator,
+    token0Vault,
+    token1Vault,
+    lpMint,
+    token0Mint,
+    token1Mint,
+    token0Program,
+    token1Program,
+    observationKey,
     authBump: buf[328],
     status: buf[329],
     lpMintDecimals: buf[330],
     mint0Decimals: buf[331],
     mint1Decimals: buf[332],
-    ...u64s,
+    lpSupply: u64(buf, 333, prevBuf, prev?.lpSupply),
+    protocolFeesToken0: u64(buf, 341, prevBuf, prev?.protocolFeesToken0),
+    protocolFeesToken1: u64(buf, 349, prevBuf, prev?.protocolFeesToken1),
+    fundFeesToken0: u64(buf, 357, prevBuf, prev?.fundFeesToken0),
+    fundFeesToken1: u64(buf, 365, prevBuf, prev?.fundFeesToken1),
+    openTime: u64(buf, 373, prevBuf, prev?.openTime),
+    recentEpoch: u64(buf, 381, prevBuf, prev?.recentEpoch),
     creatorFeeOn: buf[389],
     enableCreatorFee: readBool(buf, 390, address, 'enableCreatorFee'),
-    creatorFeesToken0: buf.readBigUInt64LE(397),
-    creatorFeesToken1: buf.readBigUInt64LE(405),
+    creatorFeesToken0: u64(buf, 397, prevBuf, prev?.creatorFeesToken0),
+    creatorFeesToken1: u64(buf, 405, prevBuf, prev?.creatorFeesToken1),
   };
 }
 

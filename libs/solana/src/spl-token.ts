@@ -13,7 +13,7 @@
 import { readPubkey, writePubkey } from './base58';
 import { AccountDecodeError } from './decode-error';
 import { PROGRAM_IDS } from './programs';
-import { view, writeU64 } from './bytes';
+import { readU64, view, writeU64 } from './bytes';
 
 export const MINT_SIZE = 82;
 export const TOKEN_ACCOUNT_SIZE = 165;
@@ -176,7 +176,7 @@ export function decodeMint(data: Uint8Array, owner: string, address = '(unknown)
   if (isInitialized > 1) throw new AccountDecodeError(address, `invalid isInitialized byte ${isInitialized}`);
   const mint: MintAccount = {
     mintAuthority: readOptionalPubkey(buf, 0, address, 'mintAuthority'),
-    supply: buf.readBigUInt64LE(36),
+    supply: readU64(buf, 36),
     decimals: buf[44],
     isInitialized: isInitialized === 1,
     freezeAuthority: readOptionalPubkey(buf, 46, address, 'freezeAuthority'),
@@ -223,11 +223,11 @@ export function decodeTokenAccount(data: Uint8Array, owner: string, address = '(
   const account: TokenAccount = {
     mint: readPubkey(buf, 0),
     owner: readPubkey(buf, 32),
-    amount: buf.readBigUInt64LE(64),
+    amount: readU64(buf, 64),
     delegate: readOptionalPubkey(buf, 72, address, 'delegate'),
     state,
-    isNative: readCOptionTag(buf, 109, address, 'isNative') ? buf.readBigUInt64LE(113) : null,
-    delegatedAmount: buf.readBigUInt64LE(121),
+    isNative: readCOptionTag(buf, 109, address, 'isNative') ? readU64(buf, 113) : null,
+    delegatedAmount: readU64(buf, 121),
     closeAuthority: readOptionalPubkey(buf, 129, address, 'closeAuthority'),
   };
   if (extensions) account.extensions = extensions;
@@ -292,14 +292,14 @@ export function mintTransferFeeConfig(mint: MintAccount, address = '(unknown)'):
     return key === ZERO_KEY ? null : key;
   };
   const fee = (offset: number): TransferFee => ({
-    epoch: buf.readBigUInt64LE(offset),
-    maximumFee: buf.readBigUInt64LE(offset + 8),
+    epoch: readU64(buf, offset),
+    maximumFee: readU64(buf, offset + 8),
     transferFeeBasisPoints: buf.readUInt16LE(offset + 16),
   });
   return {
     transferFeeConfigAuthority: optKey(0),
     withdrawWithheldAuthority: optKey(32),
-    withheldAmount: buf.readBigUInt64LE(64),
+    withheldAmount: readU64(buf, 64),
     olderTransferFee: fee(72),
     newerTransferFee: fee(90),
   };

@@ -5,6 +5,7 @@
  * with its reason. No program knowledge here.
  */
 import { epochOfSlot, type EpochTransferFee } from '../../../../libs/amm/src/transfer-fee';
+import { readU64 } from '../../../../libs/solana/src/bytes';
 import { AccountDecodeError } from '../../../../libs/solana/src/decode-error';
 import {
   decodeMint,
@@ -38,19 +39,39 @@ const AMOUNT_AT = 64;
  * changed since the previous write, the previous decode is reused with the new amount.
  */
 export function tokenAccount(a: AccountView): TokenAccount {
-  return a.memo('spl:Account', (x) => {
-    const p = previousDecode<TokenAccount>(x, 'spl:Account');
-    if (p && sameExcept(x.data, p.prev.data, AMOUNT_AT, AMOUNT_AT + 8)) return { ...p.value, amount: x.data.readBigUInt64LE(AMOUNT_AT) };
-    return decodeTokenAccount(x.data, x.owner, x.address);
-  });
+  return a.memo('spl:Account', decodeTokenAccountView);
 }
 
-export const mintAccount = (a: AccountView): MintAccount => a.memo('spl:Mint', (x) => decodeMint(x.data, x.owner, x.address));
+function decodeTokenAccountView(x: AccountView): TokenAccount {
+  const p = previousDecode<TokenAccount>(x, 'spl:Account');
+  if (p && sameExcept(x.data, p.prev.data, AMOUNT_AT, AMOUNT_AT + 8)) return withAmount(p.value, readU64(x.data, AMOUNT_AT));
+  return decodeTokenAccount(x.data, x.owner, x.address);
+}
+
+/** `t` with another amount (same fields, same key order as decodeTokenAccount) */
+function withAmount(t: TokenAccount, amount: bigint): TokenAccount {
+  const out: TokenAccount = {
+    mint: t.mint,
+    owner: t.owner,
+    amount,
+    delegate: t.delegate,
+    state: t.state,
+    isNative: t.isNative,
+    delegatedAmount: t.delegatedAmount,
+    closeAuthority: t.closeAuthority,
+  };
+  if (t.extensions !== undefined) out.extensions = t.extensions;
+  return out;
+}
+
+const decodeMintView = (x: AccountView): MintAccount => decodeMint(x.data, x.owner, x.address);
+export const mintAccount = (a: AccountView): MintAccount => a.memo('spl:Mint', decodeMintView);
 
 const NO_FEE_CONFIG = { none: true } as const;
+const decodeFeeConfigView = (x: AccountView): TransferFeeConfig | typeof NO_FEE_CONFIG => mintTransferFeeConfig(mintAccount(x), x.address) ?? NO_FEE_CONFIG;
 /** the mint's TransferFeeConfig extension (null when it has none), decoded once per content */
 export function mintFeeConfig(a: AccountView): TransferFeeConfig | null {
-  const v = a.memo<TransferFeeConfig | typeof NO_FEE_CONFIG>('spl:TransferFeeConfig', (x) => mintTransferFeeConfig(mintAccount(x), x.address) ?? NO_FEE_CONFIG);
+  const v = a.memo<TransferFeeConfig | typeof NO_FEE_CONFIG>('spl:TransferFeeConfig', decodeFeeConfigView);
   return v === NO_FEE_CONFIG ? null : (v as TransferFeeConfig);
 }
 

@@ -6,7 +6,7 @@ import { decodeCpmmPoolState, encodeCpmmPoolState } from '../../../../libs/solan
 import { decodeTokenAccount, encodeTokenAccount } from '../../../../libs/solana/src/spl-token';
 import { SimMarket } from '../../../ingestor/src/sim/market';
 import { Projection, type ProjectionRecord } from './projection';
-import { poolState, tokenAccount } from './raydium-cpmm.module';
+import { mintAccount, poolState, tokenAccount } from './raydium-cpmm.module';
 
 function records(updates: PoolUpdate[], from = 0): ProjectionRecord[] {
   return updates.map((u, i) => ({ partition: 0, offset: String(from + i), value: encodePoolUpdate(u) }));
@@ -177,5 +177,87 @@ describe('Projection', () => {
       return [r.amountIn, r.amountOut, r.hops.map((h) => h.pool.address)];
     };
     for (const mode of ['ExactIn', 'ExactOut'] as const) expect(quote(a, mode)).toEqual(quote(b, mode));
+  });
+
+  it('a dependency closed and written again: the pool is unroutable in between, then routable, its dependents kept', () => {
+    const { market, genesis, p } = fresh();
+    const sp = market.pools[2];
+    const vault = genesis.find((u) => u.address === sp.state.token1Vault)!;
+    const accounts = p.stats.accounts;
+    p.drainChanged();
+    let off = genesis.length;
+    p.apply({ partition: 0, offset: off++, value: encodePoolUpdate({ ...vault, slot: vault.slot + 1, data: null }) });
+    expect(p.stats.accounts).toBe(accounts - 1);
+    expect(p.account(vault.address)).toBeUndefined();
+    expect(p.markets().find((m) => m.address === sp.address)!.reason).toBe(`missing token1 vault account ${vault.address}`);
+    expect(p.dependenciesOf(sp.address)).toContain(vault.address);
+    p.apply({ partition: 0, offset: off++, value: encodePoolUpdate({ ...vault, slot: vault.slot + 2 }) });
+    expect(p.stats.accounts).toBe(accounts);
+    expect([...p.drainChanged()]).toEqual([sp.address]);
+    const pool = p.pool(sp.address) as CpmmPool;
+    expect(pool.vault1Amount).toBe(sp.vault1);
+    expect(pool.slot).toBe(vault.slot + 2);
+  });
+
+  it('closing an account it never saw is applied and changes nothing', () => {
+    const { genesis, p } = fresh();
+    const before = JSON.stringify(p.markets());
+    const stats = p.stats;
+    p.drainChanged();
+    const unseen = 'Gh9ZwEmdLJ8DscKNTkTqPbNwLNNBjuSzaG9Vp2KGtKJr';
+    expect(p.account(unseen)).toBeUndefined();
+    const r = p.apply({ partition: 0, offset: genesis.length, value: encodePoolUpdate({ slot: 1, address: unseen, owner: PROGRAM_IDS.token, lamports: 0n, data: null, source: 't' }) });
+    expect(r).toEqual({ applied: true });
+    expect(p.stats).toEqual({ ...stats, applied: stats.applied + 1 });
+    expect(JSON.stringify(p.markets())).toBe(before);
+    expect(p.drainChanged().size).toBe(0);
+  });
+
+  it('every account closed, then written again: empty in between, then the same state as a fresh projection', () => {
+    const { genesis, p } = fresh();
+    let off = genesis.length;
+    for (const u of genesis) p.apply({ partition: 0, offset: off++, value: encodePoolUpdate({ ...u, data: null }) });
+    expect(p.stats).toMatchObject({ accounts: 0, pools: 0, routablePools: 0, tokens: 0 });
+    expect(p.markets()).toEqual([]);
+    for (const u of genesis) p.apply({ partition: 0, offset: off++, value: encodePoolUpdate(u) });
+    const q = new Projection();
+    q.applyBatch(records(genesis));
+    expect(p.markets()).toEqual(q.markets());
+    expect(p.tokens()).toEqual(q.tokens());
+    for (const m of q.markets()) {
+      expect(p.pool(m.address)).toEqual(q.pool(m.address));
+      expect(p.dependenciesOf(m.address)).toEqual(q.dependenciesOf(m.address));
+    }
+  });
+
+  it('decodes a changed account again and an unchanged one not; the cached decodes give the state a fresh decode gives', () => {
+    const market = new SimMarket({ seed: 9, pools: 30, tokens: 8, swapsPerSlot: 20 });
+    const p = new Projection();
+    const all: PoolUpdate[] = market.genesis();
+    p.applyBatch(records(all));
+    const sp = market.pools[0];
+    const mintBefore = mintAccount(p.account(sp.state.token0Mint)!);
+    const vaultBefore = tokenAccount(p.account(sp.state.token0Vault)!);
+    for (let i = 0; i < 40; i++) {
+      const step = market.step();
+      p.applyBatch(records(step, all.length));
+      all.push(...step);
+      p.drainChanged();
+    }
+    // the mint was never written again: same decode; the vault was: decoded again, to its new amount
+    expect(mintAccount(p.account(sp.state.token0Mint)!)).toBe(mintBefore);
+    const vaultAfter = tokenAccount(p.account(sp.state.token0Vault)!);
+    expect(all.filter((u) => u.address === sp.state.token0Vault).length).toBeGreaterThan(1);
+    expect(vaultAfter).not.toBe(vaultBefore);
+    expect(vaultAfter).toEqual(decodeTokenAccount(p.account(sp.state.token0Vault)!.data, PROGRAM_IDS.token));
+    // a projection given only each account's last write decodes everything afresh (no previous
+    // content, no cached decode): the same pools, field for field
+    const last = new Map<string, PoolUpdate>();
+    for (const u of all) last.set(u.address, u);
+    const q = new Projection();
+    q.applyBatch(records([...last.values()]));
+    expect(q.markets()).toEqual(p.markets());
+    expect(q.tokens()).toEqual(p.tokens());
+    for (const m of p.markets()) expect(q.pool(m.address)).toEqual(p.pool(m.address));
   });
 });

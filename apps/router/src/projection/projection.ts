@@ -10,6 +10,10 @@
  * as dirty; pools are re-materialised lazily, once, when the state is next read (a sim slot
  * writes both vaults and the pool state of a pool: one rebuild, not three). Decoded accounts are
  * cached per account content (`AccountView.memo`), so a vault write re-decodes only that vault.
+ *
+ * Everything the projection knows about one address (its content, the pool it is, the pools that
+ * depend on it, its token-account authority, its flags) sits in one AccountSlot, so a write costs
+ * one Map lookup; a pool holds the slots of its dependencies, so re-materialising it looks none up.
  */
 import type { Pool } from '../../../../libs/amm/src/pool';
 import type { TokenGraph } from '../../../../libs/amm/src/routing/route-search';
@@ -83,11 +87,12 @@ type Memo = { value?: unknown; error?: unknown };
 class AccountEntry implements AccountView {
   /**
    * Decodes of this content by key. Almost every account is decoded under one key (a vault as a
-   * token account, a pool as its state), so the first lives in fields and only a second key
-   * allocates a map: one object less per write on the projection's hot path.
+   * token account, a pool as its state), so the first lives in fields (its value, or the error it
+   * threw) and only a second key allocates a map: no allocation but the decode's own per write.
    */
   private firstKey: string | null = null;
-  private first: Memo | null = null;
+  private firstValue: unknown = undefined;
+  private firstFailed = false;
   private more: Map<string, Memo> | null = null;
 
   constructor(
@@ -98,41 +103,88 @@ class AccountEntry implements AccountView {
     public previous: AccountEntry | undefined,
   ) {}
 
-  private hit(key: string): Memo | undefined {
-    if (this.firstKey === key) return this.first!;
-    return this.more?.get(key);
-  }
-
   peek<T>(key: string): T | undefined {
-    const hit = this.hit(key);
+    if (this.firstKey === key) return this.firstFailed ? undefined : (this.firstValue as T);
+    const hit = this.more?.get(key);
     return hit && !('error' in hit) ? (hit.value as T) : undefined;
   }
 
   memo<T>(key: string, decode: (account: AccountView) => T): T {
-    let hit = this.hit(key);
+    if (this.firstKey === key) {
+      if (this.firstFailed) throw this.firstValue;
+      return this.firstValue as T;
+    }
+    let hit = this.more?.get(key);
     if (hit === undefined) {
+      let value: unknown;
+      let failed = false;
       try {
-        hit = { value: decode(this) };
+        value = decode(this);
       } catch (error) {
-        hit = { error };
+        value = error;
+        failed = true;
       }
+      // (the decode may have memoised other keys of this content meanwhile)
       if (this.firstKey === null) {
         this.firstKey = key;
-        this.first = hit;
-      } else {
-        if (this.more === null) this.more = new Map();
-        this.more.set(key, hit);
+        this.firstValue = value;
+        this.firstFailed = failed;
+        if (failed) throw value;
+        return value as T;
       }
+      hit = failed ? { error: value } : { value };
+      if (this.more === null) this.more = new Map();
+      this.more.set(key, hit);
     }
     if ('error' in hit) throw hit.error;
     return hit.value as T;
   }
 }
 
+/**
+ * What the projection knows about one address. A slot lives in `slots` while any of it is set
+ * (and while it waits to be settled): a slot with dependents is never dropped, so the pools that
+ * hold it in `depSlots` always hold the slot the map has.
+ */
+class AccountSlot {
+  /** the current content; undefined while the account is absent (closed or never written) */
+  entry: AccountEntry | undefined = undefined;
+  /** the pool keyed by this account, routable or not */
+  pool: PoolEntry | undefined = undefined;
+  /** pools whose quotes depend on this account, in the order they came to depend on it */
+  dependents: Set<PoolEntry> | undefined = undefined;
+  /** token account: its authority (owner field) */
+  tokenAuthority: string | undefined = undefined;
+  /** a mint whose decimals are in decimalsByMint */
+  hasDecimals = false;
+  /** an address lookup table in lookupTables */
+  isLookupTable = false;
+  /** queued for re-materialisation */
+  dirty = false;
+
+  constructor(readonly address: string) {}
+
+  get unused(): boolean {
+    return (
+      this.entry === undefined &&
+      this.pool === undefined &&
+      this.dependents === undefined &&
+      this.tokenAuthority === undefined &&
+      !this.hasDecimals &&
+      !this.isLookupTable &&
+      !this.dirty
+    );
+  }
+}
+
 interface PoolEntry {
   address: string;
+  /** the pool account's slot */
+  home: AccountSlot;
   module: ProgramModule;
   deps: string[];
+  /** the slots of `deps`, in the same order */
+  depSlots: AccountSlot[];
   slot: number;
   result: BuildResult;
   /** position in the adjacency arrays of mintA / mintB while the pool is in the graph */
@@ -163,17 +215,20 @@ const AUTHORITY_AT = 32;
 
 export class Projection implements TokenGraph {
   private readonly registry: ProgramRegistry;
-  private readonly accounts = new Map<string, AccountEntry>();
+  /** every address the projection knows something about (see AccountSlot) */
+  private readonly slots = new Map<string, AccountSlot>();
+  /** accounts present (slots with an entry) */
+  private accountCount = 0;
   private readonly pools = new Map<string, PoolEntry>();
-  /** dependency account → pools whose quotes depend on it */
-  private readonly dependents = new Map<string, Set<string>>();
+  /** the pools of modules that track the token accounts they own, by address */
+  private readonly trackingPools = new Map<string, PoolEntry>();
   private readonly decimalsByMint = new Map<string, number>();
-  /** token account → its authority (owner field), and authority → its token accounts */
-  private readonly tokenAuthority = new Map<string, string>();
+  /** authority → its token accounts (first-seen order) */
   private readonly tokenAccountsByAuthority = new Map<string, string[]>();
   /** routable pools per mint (the token graph) */
   private readonly adjacency = new Map<string, Pool[]>();
-  private readonly dirty = new Set<string>();
+  /** pool slots to re-materialise, in the order they were first marked */
+  private dirty: AccountSlot[] = [];
   /** pools re-materialised since the last drainChanged() */
   private changed = new Set<string>();
   private readonly lastApplied: Record<string, string> = {};
@@ -204,42 +259,80 @@ export class Projection implements TokenGraph {
       return { applied: false, reason: e.reason };
     }
     const address = u.address;
-    const prev = this.accounts.get(address);
-    if (u.data === null) {
-      if (prev) this.accounts.delete(address);
-    } else {
-      // keep one previous content (for delta decodes), never a chain
-      if (prev) prev.previous = undefined;
-      this.accounts.set(address, new AccountEntry(address, u.owner, u.data, u.slot, prev));
-    }
-    // address lookup tables (the swap builder compresses transactions with them)
-    if (u.data !== null && u.owner === PROGRAM_IDS.addressLookupTable) this.lookupTables.add(address);
-    else if (prev) this.lookupTables.delete(address);
-    // mint decimals
-    if (u.data !== null && looksLikeMint(u.owner, u.data)) {
-      try {
-        this.decimalsByMint.set(address, mintAccount(this.accounts.get(address)!).decimals);
-      } catch {
-        this.decimalsByMint.delete(address);
+    const data = u.data;
+    let slot = this.slots.get(address);
+    if (slot === undefined && data !== null) this.slots.set(address, (slot = new AccountSlot(address)));
+    // (no slot: a close of an account the projection knows nothing about, nothing to update)
+    if (slot !== undefined) {
+      const prev = slot.entry;
+      if (data === null) {
+        if (prev) {
+          slot.entry = undefined;
+          this.accountCount--;
+        }
+      } else {
+        // keep one previous content (for delta decodes), never a chain
+        if (prev) prev.previous = undefined;
+        else this.accountCount++;
+        slot.entry = new AccountEntry(address, u.owner, data, u.slot, prev);
       }
-    } else if (prev && this.decimalsByMint.has(address)) {
-      this.decimalsByMint.delete(address);
+      // address lookup tables (the swap builder compresses transactions with them)
+      if (data !== null && u.owner === PROGRAM_IDS.addressLookupTable) {
+        this.lookupTables.add(address);
+        slot.isLookupTable = true;
+      } else if (slot.isLookupTable) {
+        this.lookupTables.delete(address);
+        slot.isLookupTable = false;
+      }
+      // mint decimals
+      if (data !== null && looksLikeMint(u.owner, data)) {
+        try {
+          this.decimalsByMint.set(address, mintAccount(slot.entry!).decimals);
+          slot.hasDecimals = true;
+        } catch {
+          this.decimalsByMint.delete(address);
+          slot.hasDecimals = false;
+        }
+      } else if (slot.hasDecimals) {
+        this.decimalsByMint.delete(address);
+        slot.hasDecimals = false;
+      }
+      // token accounts by authority (for modules that find accounts they cannot derive)
+      this.indexTokenAccount(slot, u.owner, data, prev);
+      // pools to re-materialise: the account itself when it is (or was) a pool, and its dependents
+      if (slot.pool !== undefined || (data !== null && this.isPoolAccount(u.owner, data))) this.markDirty(slot);
+      const deps = slot.dependents;
+      if (deps) for (const p of deps) this.markDirty(p.home);
+      if (slot.unused) this.slots.delete(address);
     }
-    // token accounts by authority (for modules that find accounts they cannot derive)
-    this.indexTokenAccount(address, u.owner, u.data, prev);
-    // pools to re-materialise: the account itself when it is (or was) a pool, and its dependents
-    if (this.pools.has(address) || (u.data !== null && this.isPoolAccount(u.owner, u.data))) this.dirty.add(address);
-    const deps = this.dependents.get(address);
-    if (deps) for (const p of deps) this.dirty.add(p);
 
     if (u.slot > this.highestSlot) this.highestSlot = u.slot;
     this.lastApplied[partition] = offset;
     this.counters.applied++;
-    return { applied: true };
+    return APPLIED;
   }
 
-  private indexTokenAccount(address: string, owner: string, data: Buffer | null, prev: AccountEntry | undefined): void {
-    const before = this.tokenAuthority.get(address);
+  private markDirty(slot: AccountSlot): void {
+    if (!slot.dirty) {
+      slot.dirty = true;
+      this.dirty.push(slot);
+    }
+  }
+
+  /** the slot of `address`, created when the projection knows nothing of it yet */
+  private slotOf(address: string): AccountSlot {
+    let slot = this.slots.get(address);
+    if (slot === undefined) this.slots.set(address, (slot = new AccountSlot(address)));
+    return slot;
+  }
+
+  private release(slot: AccountSlot): void {
+    if (slot.unused && this.slots.get(slot.address) === slot) this.slots.delete(slot.address);
+  }
+
+  private indexTokenAccount(slot: AccountSlot, owner: string, data: Buffer | null, prev: AccountEntry | undefined): void {
+    const address = slot.address;
+    const before = slot.tokenAuthority;
     let after: string | undefined;
     if (data !== null && looksLikeTokenAccount(owner, data)) {
       // the authority rarely changes: reuse it when its bytes are the previous content's
@@ -256,23 +349,25 @@ export class Projection implements TokenGraph {
           if (i >= 0) list.splice(i, 1);
           if (list.length === 0) this.tokenAccountsByAuthority.delete(before);
         }
-        this.tokenAuthority.delete(address);
+        slot.tokenAuthority = undefined;
       }
       if (after !== undefined) {
-        this.tokenAuthority.set(address, after);
+        slot.tokenAuthority = after;
         let list = this.tokenAccountsByAuthority.get(after);
         if (!list) this.tokenAccountsByAuthority.set(after, (list = []));
         list.push(address);
       }
     }
     // a token account owned by a pool of a module that tracks them: re-materialise that pool
-    if (before !== undefined) this.dirtyIfTracking(before);
-    if (after !== undefined && after !== before) this.dirtyIfTracking(after);
+    if (this.trackingPools.size > 0) {
+      if (before !== undefined) this.dirtyIfTracking(before);
+      if (after !== undefined && after !== before) this.dirtyIfTracking(after);
+    }
   }
 
   private dirtyIfTracking(authority: string): void {
-    const pool = this.pools.get(authority);
-    if (pool && pool.module.tracksOwnedTokenAccounts) this.dirty.add(authority);
+    const pool = this.trackingPools.get(authority);
+    if (pool) this.markDirty(pool.home);
   }
 
   applyBatch(records: readonly ProjectionRecord[]): void {
@@ -295,12 +390,17 @@ export class Projection implements TokenGraph {
   // ---- lazy re-materialisation ----
 
   private settle(): void {
-    if (this.dirty.size === 0) return;
-    for (const address of this.dirty) {
-      this.rematerialise(address);
-      this.changed.add(address);
+    const dirty = this.dirty;
+    if (dirty.length === 0) return;
+    for (let i = 0; i < dirty.length; i++) {
+      this.rematerialise(dirty[i]);
+      this.changed.add(dirty[i].address);
     }
-    this.dirty.clear();
+    this.dirty = [];
+    for (const slot of dirty) {
+      slot.dirty = false;
+      this.release(slot);
+    }
   }
 
   /**
@@ -315,21 +415,35 @@ export class Projection implements TokenGraph {
     return out;
   }
 
-  private readonly getAccount = (address: string): AccountView | undefined => this.accounts.get(address);
+  /** the pool being built: its account and dependencies are read from its slots, not the map */
+  private building: PoolEntry | null = null;
+
+  private readonly getAccount = (address: string): AccountView | undefined => {
+    const b = this.building;
+    if (b !== null) {
+      if (address === b.address) return b.home.entry;
+      const deps = b.deps;
+      for (let i = 0; i < deps.length; i++) if (deps[i] === address) return b.depSlots[i].entry;
+    }
+    return this.slots.get(address)?.entry;
+  };
   private readonly lookup: AccountLookup = {
     get: this.getAccount,
     tokenAccountsOwnedBy: (authority: string): readonly string[] => this.tokenAccountsByAuthority.get(authority) ?? EMPTY_ADDRESSES,
   };
 
-  private rematerialise(address: string): void {
-    const acc = this.accounts.get(address);
+  private rematerialise(home: AccountSlot): void {
+    const address = home.address;
+    const acc = home.entry;
     const module = acc ? this.registry.get(acc.owner) : undefined;
-    const old = this.pools.get(address);
+    const old = home.pool;
     if (!acc || !module || module.accountKind(acc.data) !== module.poolAccountKind) {
       if (old) {
         this.removeFromGraph(old);
-        this.setDependencies(address, old.deps, []);
+        this.setDependencies(old, []);
         this.pools.delete(address);
+        this.trackingPools.delete(address);
+        home.pool = undefined;
       }
       return;
     }
@@ -339,22 +453,24 @@ export class Projection implements TokenGraph {
     } catch {
       deps = []; // undecodable pool account: buildPool reports the reason
     }
-    this.setDependencies(address, old ? old.deps : [], deps);
+    const entry: PoolEntry = old ?? { address, home, module, deps: [], depSlots: [], slot: 0, result: NOT_BUILT, posA: -1, posB: -1 };
+    entry.module = module;
+    this.setDependencies(entry, deps);
     let slot = acc.slot;
-    for (const d of deps) {
-      const a = this.accounts.get(d);
+    for (const d of entry.depSlots) {
+      const a = d.entry;
       if (a && a.slot > slot) slot = a.slot;
     }
+    entry.slot = slot;
     let result: BuildResult;
+    this.building = entry;
     try {
       result = module.buildPool(address, this.getAccount, slot, this.lookup);
     } catch (e) {
       result = { unroutable: `cannot build pool: ${(e as Error).message}` };
+    } finally {
+      this.building = null;
     }
-    const entry: PoolEntry = old ?? { address, module, deps, slot, result, posA: -1, posB: -1 };
-    entry.module = module;
-    entry.deps = deps;
-    entry.slot = slot;
     if (!isUnroutable(result) && result.mintA === result.mintB) {
       result = { unroutable: `both sides are the same mint ${result.mintA}`, mintA: result.mintA, mintB: result.mintB };
     }
@@ -370,23 +486,46 @@ export class Projection implements TokenGraph {
       entry.result = result;
       if (next) this.addToGraph(entry, next);
     }
-    if (!old) this.pools.set(address, entry);
+    if (!old) {
+      this.pools.set(address, entry);
+      home.pool = entry;
+    }
+    if (module.tracksOwnedTokenAccounts) this.trackingPools.set(address, entry);
+    else if (this.trackingPools.size > 0) this.trackingPools.delete(address);
   }
 
-  private setDependencies(pool: string, before: string[], after: string[]): void {
-    if (before.length === after.length && before.every((d, i) => d === after[i])) return;
-    for (const d of before) {
-      const s = this.dependents.get(d);
-      if (s) {
-        s.delete(pool);
-        if (s.size === 0) this.dependents.delete(d);
+  /** the pool now depends on `after` (its previous list kept when equal) */
+  private setDependencies(entry: PoolEntry, after: string[]): void {
+    const before = entry.deps;
+    if (before.length === after.length) {
+      let same = true;
+      for (let i = 0; i < before.length; i++) {
+        if (before[i] !== after[i]) {
+          same = false;
+          break;
+        }
+      }
+      if (same) return;
+    }
+    for (const s of entry.depSlots) {
+      const set = s.dependents;
+      if (set) {
+        set.delete(entry);
+        if (set.size === 0) {
+          s.dependents = undefined;
+          this.release(s);
+        }
       }
     }
+    const slots: AccountSlot[] = [];
     for (const d of after) {
-      let s = this.dependents.get(d);
-      if (!s) this.dependents.set(d, (s = new Set()));
-      s.add(pool);
+      const s = this.slotOf(d);
+      if (!s.dependents) s.dependents = new Set();
+      s.dependents.add(entry);
+      slots.push(s);
     }
+    entry.deps = after;
+    entry.depSlots = slots;
   }
 
   private addToGraph(entry: PoolEntry, pool: Pool): void {
@@ -458,7 +597,7 @@ export class Projection implements TokenGraph {
       applied: this.counters.applied,
       rejected: this.counters.rejected,
       rejectedReasons: { ...this.counters.rejectedReasons },
-      accounts: this.accounts.size,
+      accounts: this.accountCount,
       pools: this.pools.size,
       routablePools: routable,
       tokens: this.adjacency.size,
@@ -483,7 +622,7 @@ export class Projection implements TokenGraph {
   }
 
   account(address: string): AccountView | undefined {
-    return this.accounts.get(address);
+    return this.slots.get(address)?.entry;
   }
 
   /** the accounts a pool's quotes depend on besides its own account ([] for an unknown pool) */
@@ -518,4 +657,7 @@ export class Projection implements TokenGraph {
 }
 
 const EMPTY: readonly Pool[] = Object.freeze([]);
+const APPLIED: ApplyOutcome = Object.freeze({ applied: true as const });
+/** the result of a pool entry until its first build completes (never read) */
+const NOT_BUILT: BuildResult = Object.freeze({ unroutable: 'not built yet' });
 const EMPTY_ADDRESSES: readonly string[] = Object.freeze([]);
