@@ -1,4 +1,4 @@
-import { findBestRoute } from '../../../../libs/amm/src/routing/route-search';
+import { _testing, findBestRoute } from '../../../../libs/amm/src/routing/route-search';
 import { CpmmPool } from '../../../../libs/amm/src/programs/raydium-cpmm/pool';
 import { encodePoolUpdate, type PoolUpdate } from '../../../../libs/contracts/src/pool-update';
 import { MINTS, PROGRAM_IDS } from '../../../../libs/solana/src/programs';
@@ -177,6 +177,81 @@ describe('Projection', () => {
       return [r.amountIn, r.amountOut, r.hops.map((h) => h.pool.address)];
     };
     for (const mode of ['ExactIn', 'ExactOut'] as const) expect(quote(a, mode)).toEqual(quote(b, mode));
+  });
+
+  it('the replacement feed: searches that catch up through it find the routes of searches that re-check every pool', () => {
+    const market = new SimMarket({ seed: 11, pools: 120, tokens: 24, swapsPerSlot: 12 });
+    const genesis = market.genesis();
+    const p = new Projection();
+    p.applyBatch(records(genesis));
+    // the same graph without replacedSince: every search compares pool objects
+    const plain = {
+      poolsOf: (mint: string) => p.poolsOf(mint),
+      get topologyVersion() {
+        return p.topologyVersion;
+      },
+    };
+    const vaults = market.pools.flatMap((sp) => [sp.state.token0Vault, sp.state.token1Vault].map((a) => genesis.find((u) => u.address === a)!));
+    let seed = 12345;
+    const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    let offset = genesis.length;
+    let slot = market.startSlot;
+    // vault balances set to 1/30..30 times their genesis balance: rates move far enough that stale
+    // ones pick other routes; the topology stays (checked)
+    const topology = p.topologyVersion;
+    const shake = (writes: number) => {
+      const recs: PoolUpdate[] = [];
+      slot++;
+      for (let i = 0; i < writes; i++) {
+        const v = vaults[Math.floor(rand() * vaults.length)];
+        const acc = decodeTokenAccount(v.data!, v.owner);
+        const scaled = (acc.amount * BigInt(Math.floor(1 + rand() * 899))) / 30n + 1000n; // of the genesis balance
+        recs.push({ ...v, slot, data: encodeTokenAccount({ ...acc, amount: scaled }) });
+      }
+      p.applyBatch(records(recs, offset));
+      offset += recs.length;
+      void p.topologyVersion; // settle: the writes are re-materialised now
+    };
+    const mints = market.tokens.map((t) => t.mint);
+    const routes = new Set<string>();
+    let compared = 0;
+    const check = (round: number) => {
+      for (let q = 0; q < 12; q++) {
+        const inputMint = mints[(round * 7 + q) % mints.length];
+        const outputMint = mints[(round * 5 + q * 3 + 1) % mints.length];
+        if (inputMint === outputMint) continue;
+        const mode = q % 2 === 0 ? 'ExactIn' : 'ExactOut';
+        const run = (g: typeof plain) => {
+          try {
+            const r = findBestRoute(g, { inputMint, outputMint, amount: 10n ** BigInt(3 + (q % 6)), mode, maxHops: 3 });
+            return [r.amountIn, r.amountOut, r.hops.map((h) => h.pool.address)];
+          } catch (e) {
+            return (e as Error).message;
+          }
+        };
+        const viaFeed = run(p);
+        expect(viaFeed).toEqual(run(plain));
+        routes.add(JSON.stringify(viaFeed, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)));
+        compared++;
+      }
+    };
+    for (let round = 0; round < 40; round++) {
+      // the compiled graph a search begins with holds the rates of the current pool objects
+      if (round > 0) expect(_testing.compiled(p).staleRates()).toBe(0);
+      check(round);
+      if (round % 10 === 9) {
+        // past the journal's bound between two searches: the search re-checks every pool
+        const before = p.replacedSince(null).next;
+        for (let i = 0; i < 40; i++) shake(vaults.length);
+        expect(p.replacedSince(null).next - before).toBeGreaterThan(4096);
+      } else shake(1 + (round % 5) * 4);
+      const feed = p.replacedSince(null);
+      expect(feed.replaced).toBeNull();
+      expect(p.replacedSince(feed.next)).toEqual({ next: feed.next, replaced: [] });
+    }
+    expect(p.topologyVersion).toBe(topology);
+    expect(compared).toBeGreaterThan(400);
+    expect(routes.size).toBeGreaterThan(100);
   });
 
   it('a dependency closed and written again: the pool is unroutable in between, then routable, its dependents kept', () => {

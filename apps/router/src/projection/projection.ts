@@ -16,7 +16,7 @@
  * one Map lookup; a pool holds the slots of its dependencies, so re-materialising it looks none up.
  */
 import type { Pool } from '../../../../libs/amm/src/pool';
-import type { TokenGraph } from '../../../../libs/amm/src/routing/route-search';
+import type { ReplacedPool, TokenGraph } from '../../../../libs/amm/src/routing/route-search';
 import { ContractError } from '../../../../libs/contracts/src/errors';
 import { decodePoolUpdate } from '../../../../libs/contracts/src/pool-update';
 import { PROGRAM_IDS } from '../../../../libs/solana/src/programs';
@@ -190,6 +190,9 @@ interface PoolEntry {
   /** position in the adjacency arrays of mintA / mintB while the pool is in the graph */
   posA: number;
   posB: number;
+  /** while in the graph: the adjacency lists of mintA / mintB (the lists themselves) */
+  listA: Pool[] | null;
+  listB: Pool[] | null;
 }
 
 function isTokenProgram(owner: string): boolean {
@@ -213,6 +216,13 @@ function looksLikeTokenAccount(owner: string, data: Buffer): boolean {
 /** token account authority field: bytes 32..64 */
 const AUTHORITY_AT = 32;
 
+/** the 32 bytes at `at` are the same in a and b (both long enough); cheaper than a native compare */
+function sameKeyAt(a: Buffer, b: Buffer, at: number): boolean {
+  if (b.length < at + 32) return false;
+  for (let i = at; i < at + 32; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 export class Projection implements TokenGraph {
   private readonly registry: ProgramRegistry;
   /** every address the projection knows something about (see AccountSlot) */
@@ -235,6 +245,9 @@ export class Projection implements TokenGraph {
   private readonly lastProcessed: Record<string, string> = {};
   private highestSlot = 0;
   private version = 0;
+  /** in-place pool replacements since the journal's last restart, the first numbered replacedBase */
+  private replaced: ReplacedPool[] = [];
+  private replacedBase = 0;
   private readonly counters: ProjectionCounters = { applied: 0, rejected: 0, rejectedReasons: {} };
   private lastRejectionText: string | null = null;
   private readonly lookupTables = new Set<string>();
@@ -337,7 +350,7 @@ export class Projection implements TokenGraph {
     if (data !== null && looksLikeTokenAccount(owner, data)) {
       // the authority rarely changes: reuse it when its bytes are the previous content's
       after =
-        before !== undefined && prev !== undefined && data.compare(prev.data, AUTHORITY_AT, AUTHORITY_AT + 32, AUTHORITY_AT, AUTHORITY_AT + 32) === 0
+        before !== undefined && prev !== undefined && sameKeyAt(data, prev.data, AUTHORITY_AT)
           ? before
           : readPubkey(data, AUTHORITY_AT);
     }
@@ -453,7 +466,7 @@ export class Projection implements TokenGraph {
     } catch {
       deps = []; // undecodable pool account: buildPool reports the reason
     }
-    const entry: PoolEntry = old ?? { address, home, module, deps: [], depSlots: [], slot: 0, result: NOT_BUILT, posA: -1, posB: -1 };
+    const entry: PoolEntry = old ?? { address, home, module, deps: [], depSlots: [], slot: 0, result: NOT_BUILT, posA: -1, posB: -1, listA: null, listB: null };
     entry.module = module;
     this.setDependencies(entry, deps);
     let slot = acc.slot;
@@ -471,6 +484,10 @@ export class Projection implements TokenGraph {
     } finally {
       this.building = null;
     }
+    // the build decoded what it needed of these contents: their previous ones (kept for delta
+    // decodes) can go (a later decode under another key decodes in full, to the same value)
+    acc.previous = undefined;
+    for (const d of entry.depSlots) if (d.entry !== undefined) d.entry.previous = undefined;
     if (!isUnroutable(result) && result.mintA === result.mintB) {
       result = { unroutable: `both sides are the same mint ${result.mintA}`, mintA: result.mintA, mintB: result.mintB };
     }
@@ -478,9 +495,10 @@ export class Projection implements TokenGraph {
     const prevPool = old && entry.posA >= 0 ? (old.result as Pool) : null;
     if (prevPool && next && prevPool.mintA === next.mintA && prevPool.mintB === next.mintB) {
       // same place in the graph: swap the object, the topology is unchanged
-      this.adjacency.get(next.mintA)![entry.posA] = next;
-      this.adjacency.get(next.mintB)![entry.posB] = next;
+      entry.listA![entry.posA] = next;
+      entry.listB![entry.posB] = next;
       entry.result = result;
+      this.journalReplacement(next, entry.posA, entry.posB);
     } else {
       if (prevPool) this.removeFromGraph(entry);
       entry.result = result;
@@ -529,14 +547,15 @@ export class Projection implements TokenGraph {
   }
 
   private addToGraph(entry: PoolEntry, pool: Pool): void {
-    const push = (mint: string): number => {
+    const listOf = (mint: string): Pool[] => {
       let list = this.adjacency.get(mint);
       if (!list) this.adjacency.set(mint, (list = []));
-      list.push(pool);
-      return list.length - 1;
+      return list;
     };
-    entry.posA = push(pool.mintA);
-    entry.posB = push(pool.mintB);
+    const a = (entry.listA = listOf(pool.mintA));
+    entry.posA = a.push(pool) - 1;
+    const b = (entry.listB = listOf(pool.mintB));
+    entry.posB = b.push(pool) - 1;
     this.version++;
   }
 
@@ -557,10 +576,33 @@ export class Projection implements TokenGraph {
     cut(pool.mintA, entry.posA);
     cut(pool.mintB, entry.posB);
     entry.posA = entry.posB = -1;
+    entry.listA = entry.listB = null;
     this.version++;
   }
 
+  /** the replacement feed (TokenGraph.replacedSince): bounded, restarted past its limit */
+  private journalReplacement(pool: Pool, indexA: number, indexB: number): void {
+    if (this.replaced.length >= REPLACED_JOURNAL_LIMIT) {
+      this.replacedBase += this.replaced.length;
+      this.replaced = [];
+    }
+    this.replaced.push({ pool, indexA, indexB });
+  }
+
   // ---- reads ----
+
+  /**
+   * TokenGraph: the pools re-materialised in place (same mints, same positions) since `since`
+   * (a `next` returned before). null when `since` is null or older than the bounded journal.
+   * Entries from before a topology change are stale but harmless: a search re-compiles on a new
+   * topologyVersion and starts from null.
+   */
+  replacedSince(since: number | null): { next: number; replaced: readonly ReplacedPool[] | null } {
+    this.settle();
+    const next = this.replacedBase + this.replaced.length;
+    if (since === null || since < this.replacedBase || since > next) return { next, replaced: null };
+    return { next, replaced: since === next ? EMPTY_REPLACED : this.replaced.slice(since - this.replacedBase) };
+  }
 
   /** TokenGraph: the routable pools that trade `mint` */
   poolsOf(mint: string): readonly Pool[] {
@@ -657,6 +699,9 @@ export class Projection implements TokenGraph {
 }
 
 const EMPTY: readonly Pool[] = Object.freeze([]);
+const EMPTY_REPLACED: readonly ReplacedPool[] = Object.freeze([]);
+/** replacements kept for searches to catch up with; a search further behind re-checks every pool */
+const REPLACED_JOURNAL_LIMIT = 4096;
 const APPLIED: ApplyOutcome = Object.freeze({ applied: true as const });
 /** the result of a pool entry until its first build completes (never read) */
 const NOT_BUILT: BuildResult = Object.freeze({ unroutable: 'not built yet' });

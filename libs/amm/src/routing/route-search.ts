@@ -25,9 +25,25 @@ export interface TokenGraph {
   /**
    * Optional: a number that changes whenever the set of pools of any mint changes (membership,
    * mints or ORDER of `poolsOf`), not on a mere reserve change (a re-materialised Pool object in
-   * the same place). When present, token ids and hop distances are cached per version.
+   * the same place). When present, token ids and hop distances are cached per version, and
+   * `poolsOf` must return the same array object for a mint during a version (updated in place
+   * when a pool is re-materialised).
    */
   readonly topologyVersion?: number;
+  /**
+   * Optional, with topologyVersion: the pools re-materialised in place (same mints, same index
+   * in both mints' `poolsOf` lists) since `since`, a `next` this method returned before, and
+   * the `next` to ask with later; `replaced: null` when it cannot tell (`since` null or too
+   * old). Lets the search keep per-pool float data up to date without re-reading every list.
+   */
+  replacedSince?(since: number | null): { next: number; replaced: readonly ReplacedPool[] | null };
+}
+
+/** a pool object that took its predecessor's place at `indexA` of poolsOf(mintA), `indexB` of poolsOf(mintB) */
+export interface ReplacedPool {
+  pool: Pool;
+  indexA: number;
+  indexB: number;
 }
 
 export interface RouteHop {
@@ -74,6 +90,11 @@ export interface RouteRequest {
 export interface RouteSearchOptions extends SplitOptions {
   /** partial paths kept per token per hop count (default 4) */
   candidatesPerToken?: number;
+  /**
+   * tokens a layer of the candidate search passes on at most, where the rate tables rank them
+   * (within two hops of the target; default 1024)
+   */
+  beamWidth?: number;
   /** hops beyond the pair's shortest path that are explored (default 1) */
   hopSlack?: number;
   /** complete candidate paths recomputed exactly (default 12) */
@@ -139,10 +160,6 @@ export interface CandidatePath {
 }
 
 const UNREACHABLE = 127;
-/** hop-distance tables kept per topology version (one byte per token each) */
-const MAX_CACHED_TARGETS = 4096;
-/** tokens with more pools than this get their pools pre-sorted by distance to the target */
-const HUB_DEGREE = 64;
 /**
  * slack of the pruning bound: a partial path is dropped when even its zero-impact completion
  * falls short of the best complete estimate by more than this share (covers fee rates reported
@@ -165,8 +182,8 @@ function zeroSizeRate(pool: Pool, inputMint: string): number {
 /**
  * One token's pools, compiled: the id of each pool's other mint and the zero-size rates in both
  * directions. `pools` is the graph's own array: for a graph with a topology version it is read
- * once per version and the pool objects in it are compared with `refs` on every search, so a
- * re-materialised pool (new reserves) gets its rates recomputed and nothing else is touched.
+ * once per version; `refs` are the pool objects the rates were computed from (a re-materialised
+ * pool gets its rates recomputed, see Compiled.begin and Compiled.rate).
  */
 interface Adjacency {
   pools: readonly Pool[];
@@ -182,19 +199,35 @@ interface Adjacency {
  * Integer ids for the graph's tokens, assigned lazily, and per token its compiled pools. Valid
  * for one topology version: the graph promises that the same version means the same pools (by
  * mints and order) in the same arrays for every mint, so only the Pool objects (reserves) are
- * read fresh on every query (`rate` compares them with the ones its cached rates come from).
+ * read fresh on every search.
  */
 class Compiled {
   readonly ids = new Map<string, number>();
   readonly mints: string[] = [];
   private readonly adjacency: (Adjacency | undefined)[] = [];
-  /** tokens whose adjacency is compiled */
-  private readonly compiledTokens: number[] = [];
-  readonly distances = new Map<number, Int8Array>();
-  /** per target: tokens grouped by hop distance (index d: the tokens at distance d) */
-  private readonly layers = new Map<number, number[][]>();
-  /** per target: per token, its pool indices ordered by the other end's distance to the target */
-  private readonly orders = new Map<number, Map<number, TargetOrder>>();
+  /** one search (findBestRoute or findCandidatePaths) at a time: its rate tables, its scratch */
+  private query = 0;
+  /** the graph's replacement feed read up to here (see TokenGraph.replacedSince) */
+  private synced: number | null = null;
+  /**
+   * every cached rate is up to date (the graph's replacement feed was applied when the search
+   * began): the hot loops read rates without comparing pool objects
+   */
+  exact = false;
+  private near: { query: number; key: number; tables: Float64Array[] } | null = null;
+  private readonly nearScratch = {
+    r0: new Float64Array(0),
+    r1: new Float64Array(0),
+    r2: new Float64Array(0),
+    set: [] as number[],
+    one: [] as Float64Array[],
+    two: [] as Float64Array[],
+  };
+  private scratchBest = new Float64Array(0);
+  private scratchIndex = new Int32Array(0);
+  private scratchFloats = new Float64Array(0);
+  private scratchInts = new Int32Array(0);
+  private readonly pairIndex: (Map<number, number[]> | undefined)[] = [];
 
   constructor(
     readonly graph: TokenGraph,
@@ -217,19 +250,57 @@ class Compiled {
       const mint = this.mints[token];
       const pools = this.graph.poolsOf(mint);
       const n = pools.length;
-      a = { pools, refs: new Array<Pool>(n), others: new Int32Array(n), rateOut: new Float64Array(n), rateIn: new Float64Array(n) };
+      // refs filled by push: a packed array, like the graph's own (one element kind for the
+      // optimiser to see in the loops that compare them)
+      a = { pools, refs: [], others: new Int32Array(n), rateOut: new Float64Array(n), rateIn: new Float64Array(n) };
       for (let j = 0; j < n; j++) {
         const p = pools[j];
         const other = p.mintA === mint ? p.mintB : p.mintA;
         a.others[j] = this.id(other);
-        a.refs[j] = p;
+        a.refs.push(p);
         a.rateOut[j] = zeroSizeRate(p, mint);
         a.rateIn[j] = zeroSizeRate(p, other);
       }
       this.adjacency[token] = a;
-      this.compiledTokens.push(token);
     }
     return a;
+  }
+
+  /** a new search begins: tables memoised for the previous one are stale; replaced pools are applied */
+  begin(): void {
+    this.query++;
+    const feed = this.graph.replacedSince;
+    if (feed === undefined) return;
+    const r = feed.call(this.graph, this.synced);
+    if (r.replaced === null) {
+      // nothing to go by: check every compiled pool against its cached rates once
+      if (this.synced !== null) for (let t = 0; t < this.adjacency.length; t++) if (this.adjacency[t]) this.refreshAll(t);
+    } else {
+      for (const { pool, indexA, indexB } of r.replaced) {
+        this.refreshAt(pool.mintA, indexA);
+        this.refreshAt(pool.mintB, indexB);
+      }
+    }
+    this.synced = r.next;
+    this.exact = true;
+  }
+
+  /** compiled pools whose cached rates are of another pool object than the graph's (tests: 0 after begin() with a feed) */
+  staleRates(): number {
+    let n = 0;
+    for (const a of this.adjacency) if (a !== undefined) for (let j = 0; j < a.refs.length; j++) if (a.pools[j] !== a.refs[j]) n++;
+    return n;
+  }
+
+  private refreshAt(mint: string, index: number): void {
+    const t = this.ids.get(mint);
+    const a = t === undefined ? undefined : this.adjacency[t];
+    if (a !== undefined && index < a.refs.length) this.rate(a, t!, index, true);
+  }
+
+  private refreshAll(t: number): void {
+    const a = this.adjacency[t]!;
+    for (let j = 0; j < a.refs.length; j++) if (a.pools[j] !== a.refs[j]) this.rate(a, t, j, true);
   }
 
   /**
@@ -247,33 +318,34 @@ class Compiled {
     return out ? a.rateOut[j] : a.rateIn[j];
   }
 
-  order(target: number, dist: Int8Array, token: number): TargetOrder {
-    let byToken = this.orders.get(target);
-    if (!byToken) this.orders.set(target, (byToken = new Map()));
-    let o = byToken.get(token);
-    if (o) return o;
-    const others = this.adj(token).others;
-    const count = new Int32Array(MAX_HOPS_LIMIT + 1);
-    for (let j = 0; j < others.length; j++) {
-      const u = others[j];
-      if (u < dist.length && dist[u] <= MAX_HOPS_LIMIT) count[dist[u]]++;
-    }
-    const ends = new Int32Array(MAX_HOPS_LIMIT + 1);
-    let acc = 0;
-    for (let d = 0; d <= MAX_HOPS_LIMIT; d++) ends[d] = acc += count[d];
-    const pos = new Int32Array(MAX_HOPS_LIMIT + 1);
-    for (let d = 1; d <= MAX_HOPS_LIMIT; d++) pos[d] = ends[d - 1];
-    const idx = new Int32Array(acc);
-    for (let j = 0; j < others.length; j++) {
-      const u = others[j];
-      if (u < dist.length && dist[u] <= MAX_HOPS_LIMIT) idx[pos[dist[u]]++] = j;
-    }
-    o = { idx, ends };
-    byToken.set(token, o);
-    return o;
+  /** a scratch float array and a scratch int array of at least `n` entries (contents undefined) */
+  floats(n: number): Float64Array {
+    if (this.scratchFloats.length < n) this.scratchFloats = new Float64Array(Math.max(n, 2 * this.scratchFloats.length));
+    return this.scratchFloats;
   }
 
-  private readonly pairIndex: (Map<number, number[]> | undefined)[] = [];
+  ints(n: number): Int32Array {
+    if (this.scratchInts.length < n) this.scratchInts = new Int32Array(Math.max(n, 2 * this.scratchInts.length));
+    return this.scratchInts;
+  }
+
+  /**
+   * Scratch arrays of at least `n` entries for one layered DP: best score per token (-Infinity
+   * when untouched) and list index per token (-1 when untouched); the caller restores the entries
+   * it changed. Growing keeps what the arrays hold.
+   */
+  scratch(n: number): { best: Float64Array; index: Int32Array } {
+    if (this.scratchBest.length < n) {
+      const size = Math.max(n, 2 * this.scratchBest.length, 1024);
+      const best = new Float64Array(size).fill(-Infinity);
+      const index = new Int32Array(size).fill(-1);
+      best.set(this.scratchBest);
+      index.set(this.scratchIndex);
+      this.scratchBest = best;
+      this.scratchIndex = index;
+    }
+    return { best: this.scratchBest, index: this.scratchIndex };
+  }
 
   /** pools of `from` whose other mint is `to` (indices into poolsOf(from)), cached per topology */
   pairPools(from: number, to: number): readonly Pool[] {
@@ -293,108 +365,136 @@ class Compiled {
     return l ? l.map((j) => a.pools[j]) : [];
   }
 
-  /** BFS hop distances to `target` (UNREACHABLE beyond MAX_HOPS_LIMIT; ids past the end too) */
-  distancesTo(target: number): Int8Array {
-    let d = this.distances.get(target);
-    if (d) return d;
-    // breadth-first from the target over token ids (ids may be assigned while walking: grow)
-    let dist = new Int8Array(Math.max(1024, this.mints.length * 2)).fill(UNREACHABLE);
-    dist[target] = 0;
-    let frontier = [target];
-    const byDistance: number[][] = [frontier];
-    for (let h = 1; h <= MAX_HOPS_LIMIT && frontier.length > 0; h++) {
-      const next: number[] = [];
-      for (const t of frontier) {
-        const o = this.adj(t).others;
-        if (this.mints.length > dist.length) {
-          const grown = new Int8Array(this.mints.length * 2).fill(UNREACHABLE);
-          grown.set(dist);
-          dist = grown;
-        }
-        for (let j = 0; j < o.length; j++) {
-          const u = o[j];
-          if (dist[u] === UNREACHABLE) {
-            dist[u] = h;
-            next.push(u);
-          }
-        }
-      }
-      if (next.length > 0) byDistance.push(next);
-      frontier = next;
-    }
-    d = dist.length === this.mints.length ? dist : dist.slice(0, this.mints.length);
-    if (this.distances.size >= MAX_CACHED_TARGETS) {
-      this.distances.clear();
-      this.layers.clear();
-      this.orders.clear();
-    }
-    this.distances.set(target, d);
-    this.layers.set(target, byDistance);
-    return d;
+  /**
+   * Zero-size rate tables of a DP target for 0, 1 and 2 hops, from the pools as they are now.
+   * Toward the target (ExactIn): tables[j][u] is the most of the target one unit of u can become
+   * within j hops; from the target (ExactOut, the target is the input mint): the most of u one
+   * unit of the target can become within j hops; 0 when out of reach (a token with an id past an
+   * array's end too). The first over the target's own pools, the second over its neighbours'
+   * (a hub's list at most). Memoised for the search; the arrays are reused by the next one.
+   */
+  nearRates(target: number, towardTarget: boolean): Float64Array[] {
+    const key = target * 2 + (towardTarget ? 1 : 0);
+    const memo = this.near;
+    if (memo !== null && memo.query === this.query && memo.key === key) return memo.tables;
+    const tables = this.computeNearRates(target, towardTarget);
+    this.near = { query: this.query, key, tables };
+    return tables;
   }
 
-  /**
-   * Zero-size rate tables of a DP target for 0, 1 and (when `two`) 2 hops, from the pools as they
-   * are now. Toward the target (ExactIn): tables[j][u] is the most of the target one unit of u
-   * can become within j hops; from the target (ExactOut, the target is the input mint): the most
-   * of u one unit of the target can become within j hops; 0 when out of reach. The first over
-   * the target's own pools, the second over its neighbours' pools (a hub's list at most).
-   */
-  nearRates(target: number, towardTarget: boolean, n: number, two: boolean): Float64Array[] {
-    const r0 = new Float64Array(n);
-    r0[target] = 1;
-    const r1 = r0.slice();
+  private computeNearRates(target: number, towardTarget: boolean): Float64Array[] {
     const a = this.adj(target);
+    // compile the neighbours first: every token within two hops then has an id
     const near: number[] = [];
+    for (let j = 0; j < a.others.length; j++) near.push(a.others[j]);
+    for (const u of near) this.adj(u);
+    const n = this.mints.length;
+    // reused arrays: the entries the previous tables set go back to 0 first
+    const sc = this.nearScratch;
+    if (sc.r1.length < n) {
+      const size = Math.max(n, 2 * sc.r1.length);
+      sc.r0 = new Float64Array(size);
+      sc.r1 = new Float64Array(size);
+      sc.r2 = new Float64Array(size);
+      sc.set.length = 0;
+      sc.one = [sc.r0, sc.r1];
+      sc.two = [sc.r0, sc.r1, sc.r2];
+    }
+    const { r0, r1, r2, set } = sc;
+    for (let i = 0; i < set.length; i++) {
+      const u = set[i];
+      r0[u] = r1[u] = r2[u] = 0;
+    }
+    set.length = 0;
+    r0[target] = r1[target] = r2[target] = 1;
+    set.push(target);
+    const outward = !towardTarget;
+    const exact = this.exact;
+    const first: number[] = [];
     for (let j = 0; j < a.others.length; j++) {
       const u = a.others[j];
-      if (u >= n) continue;
-      const x = this.rate(a, target, j, !towardTarget);
+      const x = this.rate(a, target, j, outward);
       if (x > r1[u]) {
-        if (r1[u] === 0) near.push(u);
-        r1[u] = x;
+        if (r1[u] === 0) {
+          first.push(u);
+          set.push(u);
+        }
+        r1[u] = r2[u] = x;
       }
     }
-    if (!two) return [r0, r1];
-    const r2 = r1.slice();
-    for (const u of near) {
+    for (let i = 0; i < first.length; i++) {
+      const u = first[i];
       const b = this.adj(u);
       const ru = r1[u];
-      for (let e = 0; e < b.others.length; e++) {
-        const w = b.others[e];
-        if (w >= n) continue;
-        const x = ru * this.rate(b, u, e, !towardTarget);
-        if (x > r2[w]) r2[w] = x;
+      const pools = b.pools;
+      const refs = b.refs;
+      const others = b.others;
+      const rates = outward ? b.rateOut : b.rateIn;
+      for (let e = 0; e < others.length; e++) {
+        const w = others[e];
+        if (!exact && pools[e] !== refs[e]) this.rate(b, u, e, outward);
+        const x = ru * rates[e];
+        if (x > r2[w]) {
+          if (r2[w] === 0) set.push(w);
+          r2[w] = x;
+        }
       }
     }
-    return [r0, r1, r2];
+    return sc.two;
   }
-}
-
-/** pool indices of one token whose other end can reach the target; ends[L] = how many within L hops */
-interface TargetOrder {
-  idx: Int32Array;
-  ends: Int32Array;
 }
 
 const compiledCache = new WeakMap<TokenGraph, Compiled>();
 
+/** the compiled graph for its current topology, a new search begun on it */
 function compiled(graph: TokenGraph): Compiled {
   const version = graph.topologyVersion;
-  if (version === undefined) return new Compiled(graph, undefined);
+  if (version === undefined) {
+    const c = new Compiled(graph, undefined);
+    c.begin();
+    return c;
+  }
   let c = compiledCache.get(graph);
   if (!c || c.version !== version) {
     c = new Compiled(graph, version);
     compiledCache.set(graph, c);
   }
+  c.begin();
   return c;
 }
 
-/** hop distance from `start` to `target` (UNREACHABLE when more than MAX_HOPS_LIMIT) */
-function hopDistance(c: Compiled, start: string, target: string): number {
-  const d = c.distancesTo(c.id(target));
-  const s = c.id(start);
-  return s < d.length ? d[s] : UNREACHABLE;
+/** the rate table value of token u (0 past the table's end: out of reach) */
+function at(table: Float64Array, u: number): number {
+  return u < table.length ? table[u] : 0;
+}
+
+/**
+ * Hops of the shortest path from `start` to the DP target (UNREACHABLE beyond MAX_HOPS_LIMIT):
+ * the rate tables answer up to two hops; beyond, breadth-first from the start side until a
+ * token within two hops of the target is met.
+ */
+function shortestHops(c: Compiled, start: number, target: number, tables: Float64Array[]): number {
+  if (start === target) return 0;
+  if (at(tables[1], start) > 0) return 1;
+  const r2 = tables[2];
+  if (at(r2, start) > 0) return 2;
+  const seen = new Set<number>([start]);
+  let frontier = [start];
+  for (let d = 1; d + 2 <= MAX_HOPS_LIMIT && frontier.length > 0; d++) {
+    const next: number[] = [];
+    for (const t of frontier) {
+      const o = c.adj(t).others;
+      for (let j = 0; j < o.length; j++) {
+        const u = o[j];
+        if (seen.has(u)) continue;
+        if (at(r2, u) > 0) return d + 2;
+        seen.add(u);
+        next.push(u);
+      }
+    }
+    frontier = next;
+  }
+  return UNREACHABLE;
 }
 
 /**
@@ -405,6 +505,33 @@ function hopDistance(c: Compiled, start: string, target: string): number {
  */
 function saturated(pool: Pool, outputMint: string, amountOut: number): boolean {
   return pool.kind !== 'constant-product' && !(amountOut < pool.reserve(outputMint) * (1 - 1e-9));
+}
+
+/** the k-th largest of vals[0 .. m) (1-based k ≤ m), by quickselect; reorders vals */
+function kthLargest(vals: Float64Array, m: number, k: number): number {
+  let lo = 0;
+  let hi = m - 1;
+  const want = k - 1;
+  while (lo < hi) {
+    const pivot = vals[(lo + hi) >> 1];
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while (vals[i] > pivot) i++;
+      while (vals[j] < pivot) j--;
+      if (i <= j) {
+        const t = vals[i];
+        vals[i] = vals[j];
+        vals[j] = t;
+        i++;
+        j--;
+      }
+    }
+    if (want <= j) hi = j;
+    else if (want >= i) lo = i;
+    else return vals[want];
+  }
+  return vals[want];
 }
 
 /** whether two partial paths walk the same tokens (same length by construction of a layer) */
@@ -424,16 +551,21 @@ function sameTokens(a: Node | null, b: Node | null): boolean {
  *
  * Layered DP: layer h holds, per token, the best few partial paths of exactly h hops from the
  * start token (ExactIn: forwards from the input mint, most output first; ExactOut: backwards
- * from the output mint, least input first). A path never repeats a token; tokens that cannot
- * reach the target within the hops left (BFS hop distance) are not expanded.
+ * from the output mint, least input first). A path never repeats a token.
+ *
+ * Rate tables: for every token within two hops of the target, the best product of zero-size
+ * rates (spot price after fees, which no trade size beats) to the target in one and in two hops.
+ * They tell which tokens can still reach the target in the hops left, and bound the best
+ * completion of a partial path: its float amount times the token's rate.
  *
  * Pruning, when the search goes beyond the pair's shortest hop count: the shortest paths are
- * searched first and the best of them bounds the rest. A partial path within two hops of the
- * target has a zero-size bound of its best completion (its float amount times the best rate
- * product to the target, spot price after fees, which no trade size can beat); when even that
- * falls short of the best complete path estimated so far, it is not extended, and a hub's
- * pools are checked against the same bound before their curves are evaluated. This cuts the
- * fan-out through hubs (a hub → a minor token → another hub rarely beats the hubs' own pools).
+ * searched first and the best of them bounds the rest; a partial path whose completion bound
+ * falls short of the best complete estimate so far is not extended, and a hub's pools are
+ * checked against the same bound before their curves are evaluated. Beam: where the tables rank
+ * tokens (within two hops of the target), a layer passes on at most `beamWidth` tokens, the
+ * ones with the best completion bounds, and a hub evaluates at most that many of its pools.
+ * This cuts the fan-out through hubs (a hub → a minor token → another hub rarely beats the hubs'
+ * own pools).
  */
 export function findCandidatePaths(graph: TokenGraph, req: RouteRequest, opts: RouteSearchOptions = {}): CandidatePath[] {
   return searchCandidates(compiled(graph), req, opts);
@@ -445,27 +577,27 @@ export function findCandidatePaths(graph: TokenGraph, req: RouteRequest, opts: R
  */
 function searchCandidates(c: Compiled, req: RouteRequest, opts: RouteSearchOptions, floor?: number): CandidatePath[] {
   const k = opts.candidatesPerToken ?? 4;
+  const beam = opts.beamWidth ?? 1024;
   let maxHops = Math.max(1, Math.min(MAX_HOPS_LIMIT, Math.floor(req.maxHops)));
   const exactIn = req.mode === 'ExactIn';
   const start = c.id(exactIn ? req.inputMint : req.outputMint);
   const target = c.id(exactIn ? req.outputMint : req.inputMint);
-  const dist = c.distancesTo(target);
-  if (start >= dist.length || dist[start] > maxHops) return [];
-  const shortest = dist[start];
+  const tables = c.nearRates(target, exactIn);
+  const shortest = shortestHops(c, start, target, tables);
+  if (shortest > maxHops) return [];
   // paths longer than the shortest by more than `hopSlack` hops pay more fees on more curves and
   // are not explored (the search cost grows with the hub fan-out at every extra layer)
   maxHops = Math.min(maxHops, shortest + (opts.hopSlack ?? 1));
-  const tables = maxHops >= 2 ? c.nearRates(target, exactIn, dist.length, maxHops >= 3) : [];
   const root: Node = { token: start, amount: Number(req.amount), score: 0, hops: 0, pool: null, prev: null };
   const complete: Node[] = [];
   let bound = floor ?? -Infinity;
   if (floor === undefined && maxHops > shortest) {
     // the shortest paths first (the strict hop limit keeps their search narrow): their best
     // estimate bounds the longer ones
-    layered(c, root, target, shortest, k, exactIn, dist, tables, complete, -Infinity, false);
+    layered(c, root, target, shortest, k, exactIn, tables, complete, -Infinity, false, beam);
     for (const x of complete) if (x.score > bound) bound = x.score;
   }
-  layered(c, root, target, maxHops, k, exactIn, dist, tables, complete, bound, floor === undefined);
+  layered(c, root, target, maxHops, k, exactIn, tables, complete, bound, floor === undefined, beam);
 
   complete.sort((a, b) => (a.score === b.score ? a.hops - b.hops : b.score - a.score));
   const out: CandidatePath[] = [];
@@ -502,143 +634,212 @@ function layered(
   maxHops: number,
   k: number,
   exactIn: boolean,
-  dist: Int8Array,
   tables: Float64Array[],
   complete: Node[],
   bound: number,
   raise: boolean,
+  beam: number,
 ): void {
   const mints = c.mints;
-  const n = dist.length;
   const slack = (s: number): number => s - PRUNE_SLACK * Math.abs(s);
   const finish = (node: Node): void => {
     complete.push(node);
     if (raise && node.score > bound) bound = node.score;
   };
   // best score per token over all shorter hop counts (a longer partial path that is not better
-  // than a shorter one at the same token is not worth extending)
-  const bestSeen = new Float64Array(n).fill(-Infinity);
-  const nextIndex = new Int32Array(n).fill(-1);
-  let layerTokens: number[] = [root.token];
-  let layerLists: Node[][] = [[root]];
-  for (let h = 1; h <= maxHops && layerTokens.length > 0; h++) {
-    const left = maxHops - h; // hops left after this one
-    const nextTokens: number[] = [];
-    const nextLists: Node[][] = [];
-    if (left === 0) {
-      // last hop: only pools of the target matter; scan them instead of every layer token's pools
-      for (let li = 0; li < layerTokens.length; li++) nextIndex[layerTokens[li]] = li;
-      const ta = c.adj(target);
-      const tpools = ta.pools;
-      const tothers = ta.others;
-      for (let j = 0; j < tpools.length; j++) {
-        const o = tothers[j];
-        const li = o < n ? nextIndex[o] : -1;
-        if (li < 0) continue;
-        const pool = tpools[j];
-        for (const node of layerLists[li]) {
-          const amount = exactIn ? pool.approxOut(mints[o], node.amount) : pool.approxIn(mints[target], node.amount);
-          if (!(amount > 0) || amount === Infinity || (exactIn && saturated(pool, mints[target], amount))) continue;
-          finish({ token: target, amount, score: exactIn ? amount : -amount, hops: h, pool, prev: node });
+  // than a shorter one at the same token is not worth extending), and the index of a token's
+  // list in the next layer; both restored on the way out
+  let { best: bestSeen, index: nextIndex } = c.scratch(mints.length);
+  const grow = (u: number): void => {
+    ({ best: bestSeen, index: nextIndex } = c.scratch(u + 1));
+  };
+  const seenTokens: number[] = [];
+  const indexed: number[] = [];
+  try {
+    let layerTokens: number[] = [root.token];
+    let layerLists: Node[][] = [[root]];
+    for (let h = 1; h <= maxHops && layerTokens.length > 0; h++) {
+      const left = maxHops - h; // hops left after this one
+      const nextTokens: number[] = [];
+      const nextLists: Node[][] = [];
+      if (left === 0) {
+        // last hop: only pools of the target matter; scan them instead of every layer token's pools
+        for (let li = 0; li < layerTokens.length; li++) {
+          nextIndex[layerTokens[li]] = li;
+          indexed.push(layerTokens[li]);
         }
+        const ta = c.adj(target);
+        const tpools = ta.pools;
+        const tothers = ta.others;
+        for (let j = 0; j < tpools.length; j++) {
+          const o = tothers[j];
+          const li = o < nextIndex.length ? nextIndex[o] : -1;
+          if (li < 0) continue;
+          const pool = tpools[j];
+          for (const node of layerLists[li]) {
+            const amount = exactIn ? pool.approxOut(mints[o], node.amount) : pool.approxIn(mints[target], node.amount);
+            if (!(amount > 0) || amount === Infinity || (exactIn && saturated(pool, mints[target], amount))) continue;
+            finish({ token: target, amount, score: exactIn ? amount : -amount, hops: h, pool, prev: node });
+          }
+        }
+        for (let li = 0; li < layerTokens.length; li++) nextIndex[layerTokens[li]] = -1;
+        break;
       }
-      for (let li = 0; li < layerTokens.length; li++) nextIndex[layerTokens[li]] = -1;
-      break;
-    }
-    // zero-size rates onwards from this layer's new tokens, and from the tokens it expands
-    const R = left < tables.length ? tables[left] : null;
-    const Rhere = left + 1 < tables.length ? tables[left + 1] : null;
-    for (let li = 0; li < layerTokens.length; li++) {
-      const token = layerTokens[li];
-      const mint = mints[token];
-      const a = c.adj(token);
-      const pools = a.pools;
-      const others = a.others;
-      // high-degree tokens (hubs): only pools whose other end is within `left` hops of the target
-      let oidx: Int32Array | null = null;
-      let end = pools.length;
-      if (pools.length > HUB_DEGREE) {
-        const order = c.order(target, dist, token);
-        oidx = order.idx;
-        end = order.ends[left];
-      }
-      for (const node of layerLists[li]) {
-        // the node may have fallen behind the bound since it was kept
-        if (Rhere !== null && h > 1 && !((exactIn ? node.amount * Rhere[token] : -(node.amount / Rhere[token])) >= slack(bound))) continue;
-        for (let e = 0; e < end; e++) {
-          const j = oidx === null ? e : oidx[e];
+      // within two hops of the target the tables tell reach and bound completions; farther, any
+      // token may still get there
+      const R = left < tables.length ? tables[left] : null;
+      const Rhere = left + 1 < tables.length ? tables[left + 1] : null;
+      for (let li = 0; li < layerTokens.length; li++) {
+        const token = layerTokens[li];
+        const mint = mints[token];
+        const a = c.adj(token);
+        const pools = a.pools;
+        const others = a.others;
+        const end = pools.length;
+        // the nodes still within the bound (it may have risen since they were kept), best first
+        let nodes = layerLists[li];
+        if (Rhere !== null && h > 1) {
+          const Rt = at(Rhere, token);
+          const floor = slack(bound);
+          nodes = nodes.filter((node) => (exactIn ? node.amount * Rt : -(node.amount / Rt)) >= floor);
+          if (nodes.length === 0) continue;
+        }
+        // ExactIn: the most held; ExactOut: the least needed (lists are kept best first)
+        const lead = nodes[0].amount;
+        // zero-size bound of the best completion through a pool (ExactIn: the hop token → u;
+        // ExactOut, walking backwards: u → token), for the token's best node: below `cut`, the
+        // pool is skipped for all of them
+        let cut = slack(bound);
+        let picked: Int32Array | null = null;
+        let count = end;
+        if (R !== null && end > beam) {
+          // a hub: only the `beam` pools with the best completion bounds are evaluated (the
+          // beam would drop what the others lead to)
+          const vals = c.floats(end);
+          const idx = c.ints(end);
+          let m = 0;
+          for (let j = 0; j < end; j++) {
+            const r = at(R, others[j]);
+            if (!(r > 0)) continue;
+            const hop = c.exact ? (exactIn ? a.rateOut[j] : a.rateIn[j]) : c.rate(a, token, j, exactIn);
+            const v = exactIn ? lead * hop * r : -(lead / hop / r);
+            if (v >= cut) {
+              vals[m] = v;
+              idx[m++] = j;
+            }
+          }
+          if (m > beam) {
+            const sorted = c.floats(2 * end).subarray(end, end + m);
+            sorted.set(vals.subarray(0, m));
+            cut = kthLargest(sorted, m, beam);
+            let w = 0;
+            for (let i = 0; i < m; i++) if (vals[i] >= cut) idx[w++] = idx[i];
+            m = w;
+          }
+          picked = idx.slice(0, m);
+          count = m;
+        }
+        for (let e = 0; e < count; e++) {
+          const j = picked === null ? e : picked[e];
           const u = others[j];
-          if (u >= n || dist[u] > left) continue;
           let r = 0;
           if (R !== null) {
-            r = R[u];
-            // zero-size bound of the best completion through this pool (ExactIn: the hop
-            // token → u; ExactOut, walking backwards: u → token): too low, skip the pool
-            const hop = c.rate(a, token, j, exactIn);
-            if (!((exactIn ? node.amount * hop * r : -(node.amount / hop / r)) >= slack(bound))) continue;
-          }
-          let seen = false;
-          for (let x: Node | null = node; x !== null; x = x.prev) {
-            if (x.token === u) {
-              seen = true;
-              break;
+            r = at(R, u);
+            if (!(r > 0)) continue;
+            if (picked === null) {
+              const hop = c.rate(a, token, j, exactIn);
+              if (!((exactIn ? lead * hop * r : -(lead / hop / r)) >= cut)) continue;
             }
           }
-          if (seen) continue;
           const pool = pools[j];
-          let amount: number;
-          if (exactIn) {
-            amount = pool.approxOut(mint, node.amount);
-            if (!(amount > 0) || saturated(pool, mints[u], amount)) continue;
-          } else {
-            amount = pool.approxIn(mints[u], node.amount);
-            if (!(amount > 0) || amount === Infinity) continue;
-          }
-          // score: higher is better in both modes
-          const score = exactIn ? amount : -amount;
-          if (u === target) {
-            finish({ token: u, amount, score, hops: h, pool, prev: node });
-            continue;
-          }
-          if (!(score > bestSeen[u])) continue;
-          // the same bound with this hop's price impact
-          if (R !== null && !((exactIn ? amount * r : -(amount / r)) >= slack(bound))) continue;
-          let idx = nextIndex[u];
-          let list: Node[];
-          if (idx < 0) {
-            idx = nextTokens.length;
-            nextIndex[u] = idx;
-            nextTokens.push(u);
-            nextLists.push((list = []));
-          } else list = nextLists[idx];
-          // insert into the list kept best-first, capped at k, one entry per token sequence: a
-          // second pool sequence over the same tokens would crowd out a different path (the
-          // flow graph adds a pair's parallel pools anyway)
-          let i = list.length;
-          while (i > 0 && score > list[i - 1].score) i--;
-          if (i >= k) continue;
-          let twin = -1;
-          for (let m = 0; m < list.length; m++) {
-            if (sameTokens(list[m].prev, node)) {
-              twin = m;
-              break;
+          for (const node of nodes) {
+            let seen = false;
+            for (let x: Node | null = node; x !== null; x = x.prev) {
+              if (x.token === u) {
+                seen = true;
+                break;
+              }
             }
+            if (seen) continue;
+            let amount: number;
+            if (exactIn) {
+              amount = pool.approxOut(mint, node.amount);
+              if (!(amount > 0) || saturated(pool, mints[u], amount)) continue;
+            } else {
+              amount = pool.approxIn(mints[u], node.amount);
+              if (!(amount > 0) || amount === Infinity) continue;
+            }
+            // score: higher is better in both modes
+            const score = exactIn ? amount : -amount;
+            if (u === target) {
+              finish({ token: u, amount, score, hops: h, pool, prev: node });
+              continue;
+            }
+            if (u >= bestSeen.length) grow(u);
+            if (!(score > bestSeen[u])) continue;
+            // the same bound with this hop's price impact
+            if (R !== null && !((exactIn ? amount * r : -(amount / r)) >= slack(bound))) continue;
+            let idx = nextIndex[u];
+            let list: Node[];
+            if (idx < 0) {
+              idx = nextTokens.length;
+              nextIndex[u] = idx;
+              indexed.push(u);
+              nextTokens.push(u);
+              nextLists.push((list = []));
+            } else list = nextLists[idx];
+            // insert into the list kept best-first, capped at k, one entry per token sequence: a
+            // second pool sequence over the same tokens would crowd out a different path (the
+            // flow graph adds a pair's parallel pools anyway)
+            let i = list.length;
+            while (i > 0 && score > list[i - 1].score) i--;
+            if (i >= k) continue;
+            let twin = -1;
+            for (let m = 0; m < list.length; m++) {
+              if (sameTokens(list[m].prev, node)) {
+                twin = m;
+                break;
+              }
+            }
+            if (twin >= 0 && twin < i) continue; // the same tokens already, with a better pool sequence
+            if (twin >= 0) list.splice(twin, 1);
+            else if (list.length >= k) list.pop();
+            list.splice(i, 0, { token: u, amount, score, hops: h, pool, prev: node });
           }
-          if (twin >= 0 && twin < i) continue; // the same tokens already, with a better pool sequence
-          if (twin >= 0) list.splice(twin, 1);
-          else if (list.length >= k) list.pop();
-          list.splice(i, 0, { token: u, amount, score, hops: h, pool, prev: node });
         }
       }
+      // beam: where the rate tables make tokens comparable (their best node's zero-size bound
+      // in target units), at most `beam` tokens go on to the next layer
+      if (R !== null && nextTokens.length > beam) {
+        const opt = nextTokens.map((u, i) => {
+          const x = nextLists[i][0].amount;
+          const r = at(R, u);
+          return exactIn ? x * r : -(x / r);
+        });
+        const order = nextTokens.map((_, i) => i).sort((x, y) => opt[y] - opt[x] || nextTokens[x] - nextTokens[y]);
+        for (const u of nextTokens) nextIndex[u] = -1;
+        const keep = order.slice(0, beam).sort((x, y) => x - y);
+        const tokens = keep.map((i) => nextTokens[i]);
+        const lists = keep.map((i) => nextLists[i]);
+        nextTokens.length = 0;
+        nextLists.length = 0;
+        nextTokens.push(...tokens);
+        nextLists.push(...lists);
+      }
+      for (let i = 0; i < nextTokens.length; i++) {
+        const u = nextTokens[i];
+        nextIndex[u] = -1;
+        const top = nextLists[i][0].score;
+        if (bestSeen[u] === -Infinity) seenTokens.push(u);
+        if (top > bestSeen[u]) bestSeen[u] = top;
+      }
+      layerTokens = nextTokens;
+      layerLists = nextLists;
     }
-    for (let i = 0; i < nextTokens.length; i++) {
-      const u = nextTokens[i];
-      nextIndex[u] = -1;
-      const top = nextLists[i][0].score;
-      if (top > bestSeen[u]) bestSeen[u] = top;
-    }
-    layerTokens = nextTokens;
-    layerLists = nextLists;
+  } finally {
+    // the scratch arrays go back as they came, whatever happened
+    for (const u of seenTokens) bestSeen[u] = -Infinity;
+    for (const u of indexed) nextIndex[u] = -1;
   }
 }
 
@@ -735,7 +936,8 @@ export function findBestRoute(graph: TokenGraph, req: RouteRequest, opts: RouteS
   const target = exactIn ? req.outputMint : req.inputMint;
   const start = exactIn ? req.inputMint : req.outputMint;
   const c = compiled(graph);
-  if (hopDistance(c, start, target) > maxHops) throw new NoRouteError();
+  const targetId = c.id(target);
+  if (shortestHops(c, c.id(start), targetId, c.nearRates(targetId, exactIn)) > maxHops) throw new NoRouteError();
 
   const candidates = searchCandidates(c, { ...req, maxHops }, opts);
   const limit = opts.exactEvaluations ?? 12;
@@ -844,3 +1046,7 @@ function trySplit(c: Compiled, candidates: CandidatePath[], req: RouteRequest, s
   }
   return best;
 }
+
+/** internals for benchmarks and tests */
+/** for tests: the compiled form of a graph as the next search sees it (begins a search) */
+export const _testing = { compiled };
