@@ -30,11 +30,22 @@ export interface LoadResult {
   runSeconds: number;
   lagMaxMs: number;
   pushes: number;
-  /** append → receipt, ms, one per push whose slot was appended during the run */
+  /**
+   * append → receipt, ms, one per push whose slot was appended during the run, received while
+   * the market moved (up to MOVING_TAIL_MS after the last append: its window's replays)
+   */
   latencies: number[];
+  /**
+   * the same for pushes received after that: route improvements of the background searches the
+   * router catches up with once the market is quiet (measured against the last slot's append)
+   */
+  afterStop: number[];
 }
 
 const send = (m: object): void => void process.send!(m);
+
+/** pushes received up to this long after the last append count as the moving market's */
+export const MOVING_TAIL_MS = 250;
 
 async function run(job: LoadJob): Promise<LoadResult> {
   // the market's moves, generated up front: the same seed as the genesis the benchmark appended
@@ -92,17 +103,19 @@ async function run(job: LoadJob): Promise<LoadResult> {
     );
     records += batch.length;
   }
-  const runSeconds = (Date.now() - runStart) / 1000;
+  const lastAppendAt = Date.now();
+  const runSeconds = (lastAppendAt - runStart) / 1000;
   await new Promise((r) => setTimeout(r, 1000)); // drain
   const pushes = received.length;
   const latencies: number[] = [];
+  const afterStop: number[] = [];
   for (const r of received) {
     const at = appendedAt.get(r.slot);
-    if (at !== undefined) latencies.push(r.at - at);
+    if (at !== undefined) (r.at <= lastAppendAt + MOVING_TAIL_MS ? latencies : afterStop).push(r.at - at);
   }
   for (const ws of sockets) ws.close();
   await log.close();
-  return { subscribeSeconds, answered, noRoute, records, runSeconds, lagMaxMs, pushes, latencies };
+  return { subscribeSeconds, answered, noRoute, records, runSeconds, lagMaxMs, pushes, latencies, afterStop };
 }
 
 /** the last message: disconnect once it is handed over (a large result takes a while) */

@@ -109,4 +109,27 @@ describe('InterestService debounce', () => {
     expect(spanWindows).toBeLessThan(appends / 2);
     expect(replays).toBeLessThanOrEqual(tuples.length * spanWindows);
   });
+
+  it('pending checks and searches do not spin the event loop while a window waits or replays', async () => {
+    // background work that cannot run yet (a window is open): every tuple queued for a search
+    const internals = svc as unknown as { searches: Set<string>; checks: Set<string>; watched: Map<string, unknown> };
+    for (const key of internals.watched.keys()) internals.checks.add(key);
+    const flush = jest.spyOn(svc, 'flush');
+    try {
+      let appends = 0;
+      while (appends < 30) {
+        await appendUpdates(market.step());
+        appends++;
+        await pause(5);
+      }
+      await pause(300);
+      // a flush per replay slice, per window edge and per background slice: a few hundred at
+      // most over these 450 ms; a loop re-scheduling itself with setImmediate makes thousands
+      expect(flush.mock.calls.length).toBeLessThan(600);
+      // and the held-back work still gets done once the market is quiet
+      await waitFor(() => internals.checks.size === 0 && internals.searches.size === 0, 5_000);
+    } finally {
+      flush.mockRestore();
+    }
+  });
 });

@@ -70,6 +70,8 @@ const REPLAY_SLICE_MS = 4;
 /** background searches: at most this long per slice, then at least SEARCH_PAUSE_MS of other work */
 const SEARCH_SLICE_MS = 5;
 const SEARCH_PAUSE_MS = 20;
+/** ... or SEARCH_IDLE_PAUSE_MS while no window is open (a quiet market: nothing else to wait for) */
+const SEARCH_IDLE_PAUSE_MS = 1;
 /** a candidate path estimated this much better than the current route triggers a new search */
 const RESEARCH_GAIN = 5e-4;
 /** candidate paths kept per tuple for those checks (the search evaluates 12 exactly) */
@@ -363,7 +365,7 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     // background searches take the gaps between windows: not while a window's replays run or
     // wait to, nor when one is about to close
     const windowBusy = this.replays.size > 0 && (this.replayDue === null || this.replayDue - searchFrom < SEARCH_SLICE_MS + 2);
-    if (!waiting && !windowBusy && this.searches.size > 0 && searchFrom - this.lastSearchSlice >= SEARCH_PAUSE_MS && searchFrom - started < SLICE_MS) {
+    if (!waiting && !windowBusy && this.searches.size > 0 && searchFrom - this.lastSearchSlice >= this.searchPause() && searchFrom - started < SLICE_MS) {
       for (const key of this.searches) {
         if (Date.now() - searchFrom >= SEARCH_SLICE_MS) break;
         this.searches.delete(key);
@@ -376,9 +378,17 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     const now = Date.now();
     if (this.urgent.size > 0) this.schedule(now);
     if (this.replays.size > 0 && !waiting) this.schedule(this.replayDue ?? now);
-    if (this.checks.size > 0) this.schedule(now);
-    // (a search slice held back by a window: the window's last flush schedules this again)
-    if (this.searches.size > 0) this.schedule(this.lastSearchSlice + SEARCH_PAUSE_MS);
+    // checks run between windows; searches in the gaps, not while a window waits for the log or
+    // runs its replays (caughtUp() and the window's own flushes schedule them again): no spinning
+    // on the event loop meanwhile
+    if (this.checks.size > 0 && this.replays.size === 0) this.schedule(now);
+    const gap = !waiting && (this.replays.size === 0 || (this.replayDue !== null && this.replayDue > now));
+    if (this.searches.size > 0 && gap) this.schedule(this.lastSearchSlice + this.searchPause());
+  }
+
+  /** the pause between background search slices: short while no debounce window is open */
+  private searchPause(): number {
+    return this.replays.size === 0 && this.nextReplays.size === 0 && this.urgent.size === 0 ? SEARCH_IDLE_PAUSE_MS : SEARCH_PAUSE_MS;
   }
 
   /**
