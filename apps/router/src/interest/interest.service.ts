@@ -67,9 +67,9 @@ const SLICE_MS = 10;
  * hundred replays takes tens of ms)
  */
 const REPLAY_SLICE_MS = 4;
-/** background searches: at most this long per slice, then at least SEARCH_PAUSE_MS of other work */
+/** background searches: at most this long per slice, then at least SEARCH_PAUSE_MS of other work (replays of the debounce windows come first) */
 const SEARCH_SLICE_MS = 5;
-const SEARCH_PAUSE_MS = 20;
+const SEARCH_PAUSE_MS = 40;
 /** ... or SEARCH_IDLE_PAUSE_MS while no window is open (a quiet market: nothing else to wait for) */
 const SEARCH_IDLE_PAUSE_MS = 1;
 /** a candidate path estimated this much better than the current route triggers a new search */
