@@ -8,7 +8,10 @@ import { Keypair, VersionedTransaction } from '@solana/web3.js';
 import { SimMarket } from '../../../ingestor/src/sim/market';
 import { Projection } from '../projection/projection';
 import { encodePoolUpdate } from '../../../../libs/contracts/src/pool-update';
-import { findBestRoute, type Route, type SwapMode } from '../../../../libs/amm/src/routing/route-search';
+import { evaluatePath, findBestRoute, type Route, type SwapMode } from '../../../../libs/amm/src/routing/route-search';
+import { PumpAmmPool } from '../../../../libs/amm/src/programs/pump-amm/pool';
+import { PumpFunCurve } from '../../../../libs/amm/src/programs/pump-fun/pool';
+import { PUMP_BUYBACK_FEE_RECIPIENTS, pumpAmmPoolV2, pumpFunBondingCurveV2 } from '../../../../libs/solana/src/instructions/programs';
 import { MINTS, PROGRAM_IDS } from '../../../../libs/solana/src/programs';
 import { associatedTokenAddress } from '../../../../libs/solana/src/instructions/common';
 import { buildSwap, MissingPoolDataError, shareOut, type AggregatorFee } from './swap-builder';
@@ -188,5 +191,46 @@ describe('buildSwap', () => {
   it('shareOut splits a bound over legs exactly', () => {
     expect(shareOut(100n, [1n, 1n, 1n], 3n)).toEqual([33n, 33n, 34n]);
     expect(shareOut(0n, [5n], 5n)).toEqual([0n]);
+  });
+
+  it('pump.fun and PumpSwap hops carry the accounts the programs take since the 2026-04-28 upgrade', () => {
+    const all = new SimMarket({ seed: 9, pools: 80, tokens: 20, swapsPerSlot: 4, programs: 'all' });
+    const p = new Projection();
+    let o = 0;
+    for (const u of all.genesis()) p.apply({ partition: 0, offset: o++, value: encodePoolUpdate(u) });
+    const wallet = Keypair.generate().publicKey.toBase58();
+    const pools = p.markets().filter((m) => m.routable).map((m) => p.pool(m.address));
+    const pumpFun = pools.filter((x): x is PumpFunCurve => x instanceof PumpFunCurve);
+    const pumpSwap = pools.filter((x): x is PumpAmmPool => x instanceof PumpAmmPool);
+    expect(pumpFun.length).toBeGreaterThan(0);
+    expect(pumpSwap.length).toBeGreaterThan(0);
+    const keysOf = (pool: PumpFunCurve | PumpAmmPool, inputMint: string, programId: string) => {
+      const outputMint = inputMint === pool.mintA ? pool.mintB : pool.mintA;
+      const route = evaluatePath({ pools: [pool], mints: [inputMint, outputMint] }, 'ExactIn', 10n ** 6n);
+      const ix = buildSwap({ route, userWallet: wallet, slippageBps: 50, fee: null, computeUnitPriceMicroLamports: 0n }, p).instructions.find((i) => i.programId.toBase58() === programId)!;
+      return ix.keys.map((k) => ({ key: k.pubkey.toBase58(), w: k.isWritable }));
+    };
+    for (const pool of pumpFun) {
+      const buyback = pool.global.buybackFeeRecipients?.find((k) => k !== PROGRAM_IDS.system) ?? PUMP_BUYBACK_FEE_RECIPIENTS[0];
+      for (const input of [pool.mintA, pool.mintB]) {
+        const keys = keysOf(pool, input, PROGRAM_IDS.pumpFun);
+        // the tail: bonding-curve-v2 (read-only), then a buyback fee recipient (writable)
+        expect(keys.slice(-2)).toEqual([
+          { key: pumpFunBondingCurveV2(pool.mintA === MINTS.SOL ? pool.mintB : pool.mintA), w: false },
+          { key: buyback, w: true },
+        ]);
+      }
+    }
+    for (const pool of pumpSwap) {
+      for (const input of [pool.mintA, pool.mintB]) {
+        const keys = keysOf(pool, input, PROGRAM_IDS.pumpSwapAmm).map((k) => k.key);
+        if (pool.pool.coinCreator !== PROGRAM_IDS.system) expect(keys).toContain(pumpAmmPoolV2(pool.pool.baseMint));
+        const buyback = pool.globalConfig.buybackFeeRecipients?.find((k) => k !== PROGRAM_IDS.system) ?? PUMP_BUYBACK_FEE_RECIPIENTS[0];
+        // the tail: the buyback fee recipient and its quote-token account (the market's quote
+        // mints, SOL and USDC, are Token-program mints)
+        expect([MINTS.SOL, MINTS.USDC]).toContain(pool.pool.quoteMint);
+        expect(keys.slice(-2)).toEqual([buyback, associatedTokenAddress(buyback, pool.pool.quoteMint)]);
+      }
+    }
   });
 });

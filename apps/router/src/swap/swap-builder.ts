@@ -450,6 +450,9 @@ function hopInstruction(
       user,
       baseTokenProgram: tokenProgramOf(ctx.src, st.baseMint),
       quoteTokenProgram: tokenProgramOf(ctx.src, st.quoteMint),
+      // the accounts PumpSwap takes after its IDL's list since the 2026-04-28 upgrade (cashback,
+      // pool-v2, buyback fee recipient): the chain rejects a swap without them
+      withRemainingAccounts: true,
     });
   }
   if (pool instanceof PumpFunCurve) {
@@ -468,6 +471,10 @@ function hopInstruction(
       threshold: t,
       wallet: ctx.wallet,
       userTokenAccount: associatedTokenAddress(ctx.wallet, mint, tokenProgram),
+      // since the 2026-04-28 upgrade: bonding-curve-v2, a buyback fee recipient of the Global
+      // account (the program's default set when the Global lists none), cashback accumulator
+      withRemainingAccounts: true,
+      buybackFeeRecipient: pool.global.buybackFeeRecipients?.find((k) => k !== PROGRAM_IDS.system),
     });
   }
   void outputMint;
