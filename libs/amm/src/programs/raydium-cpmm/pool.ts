@@ -43,6 +43,9 @@ interface Side {
   inKeep: number;
   /** fraction of the swapped output left after an output-side creator fee */
   outKeep: number;
+  /** inKeep and outKeep with the Token-2022 transfer fees of the input / output mint (the float guides' factors) */
+  kIn: number;
+  kOut: number;
 }
 
 /**
@@ -120,18 +123,18 @@ export class CpmmPool implements Pool {
     this.fees10 = fees10;
     this.r0 = Number(reserve0);
     this.r1 = Number(reserve1);
-    this.side01 = CpmmPool.side(this.r0, this.r1, fees01);
-    this.side10 = CpmmPool.side(this.r1, this.r0, fees10);
+    this.side01 = CpmmPool.side(this.r0, this.r1, fees01, this.transferFee0, this.transferFee1);
+    this.side10 = CpmmPool.side(this.r1, this.r0, fees10, this.transferFee1, this.transferFee0);
   }
 
-  private static side(x: number, y: number, fees: CpmmFeeRates | null): Side {
-    if (!fees || x <= 0 || y <= 0) return { x: 0, y: 0, inKeep: 0, outKeep: 0 };
+  private static side(x: number, y: number, fees: CpmmFeeRates | null, tIn: EpochTransferFee | null, tOut: EpochTransferFee | null): Side {
+    if (!fees || x <= 0 || y <= 0) return { x: 0, y: 0, inKeep: 0, outKeep: 0, kIn: 0, kOut: 0 };
     const den = Number(FEE_RATE_DENOMINATOR);
     const trade = Number(fees.tradeFeeRate);
     const creator = Number(fees.creatorFeeRate);
-    return fees.creatorFeeOnInput
-      ? { x, y, inKeep: 1 - (trade + creator) / den, outKeep: 1 }
-      : { x, y, inKeep: 1 - trade / den, outKeep: 1 - creator / den };
+    const inKeep = fees.creatorFeeOnInput ? 1 - (trade + creator) / den : 1 - trade / den;
+    const outKeep = fees.creatorFeeOnInput ? 1 : 1 - creator / den;
+    return { x, y, inKeep, outKeep, kIn: inKeep * transferKeep(tIn), kOut: outKeep * transferKeep(tOut) };
   }
 
   private direction(inputMint: string): boolean {
@@ -190,19 +193,17 @@ export class CpmmPool implements Pool {
   approxOut(inputMint: string, amountIn: number): number {
     const s = this.direction(inputMint) ? this.side01 : this.side10;
     if (s.x === 0 || !(amountIn > 0)) return 0;
-    const [tIn, tOut] = this.transferFees(inputMint);
-    const net = amountIn * transferKeep(tIn) * s.inKeep;
-    return ((net * s.y) / (s.x + net)) * s.outKeep * transferKeep(tOut);
+    const net = amountIn * s.kIn;
+    return ((net * s.y) / (s.x + net)) * s.kOut;
   }
 
   approxIn(inputMint: string, amountOut: number): number {
     const s = this.direction(inputMint) ? this.side01 : this.side10;
     if (s.x === 0) return Infinity;
     if (!(amountOut > 0)) return 0;
-    const [tIn, tOut] = this.transferFees(inputMint);
-    const gross = amountOut / s.outKeep / transferKeep(tOut);
+    const gross = amountOut / s.kOut;
     if (gross >= s.y) return Infinity;
-    return (s.x * gross) / (s.y - gross) / s.inKeep / transferKeep(tIn);
+    return (s.x * gross) / (s.y - gross) / s.kIn;
   }
 
   spotPrice(inputMint: string): number {
