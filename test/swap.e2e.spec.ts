@@ -117,9 +117,15 @@ describe('swap e2e (sim chain)', () => {
     expect(d.simulation).toMatchObject({ success: true, error: '', insufficientFunds: false, slippageExceeded: false });
     expect(d.simulation.computeUnitsConsumed).toBeGreaterThan(0);
     expect(d.simulation.logs.length).toBeGreaterThan(0);
+    // the unit limit comes from the simulation: its consumption plus 10%, rounded up
+    expect(d.computeUnitsEstimate).toBe(Math.ceil(d.simulation.computeUnitsConsumed * 1.1));
     const bytes = Buffer.from(d.transaction, 'base64');
     expect(bytes.length).toBeLessThanOrEqual(1232);
     const tx = VersionedTransaction.deserialize(bytes);
+    const budget = tx.message.compiledInstructions[0];
+    expect(tx.message.staticAccountKeys[budget.programIdIndex].toBase58()).toBe(PROGRAM_IDS.computeBudget);
+    expect(Buffer.from(budget.data).readUInt8(0)).toBe(2);
+    expect(Buffer.from(budget.data).readUInt32LE(1)).toBe(d.computeUnitsEstimate);
     expect(tx.message.header.numRequiredSignatures).toBe(1);
     expect(tx.message.staticAccountKeys[0].toBase58()).toBe(wallet);
     expect(tx.message.addressTableLookups.length).toBeGreaterThan(0);
@@ -175,6 +181,8 @@ describe('swap e2e (sim chain)', () => {
     const r = await post('/api/v1/swap', { userWallet: wallet, ...params, skipSimulation: true });
     expect(r.status).toBe(200);
     expect(r.body.data.simulation).toBeUndefined();
+    // without a simulation the unit limit is the estimate, the one /instructions carries
+    expect(r.body.data.computeUnitsEstimate).toBe(Buffer.from(i.instructions[0].data, 'base64').readUInt32LE(1));
     expect(r.body.data.feeAmount).toBe(i.feeAmount);
     const s = await post('/api/v1/sim/send', { transaction: r.body.data.transaction });
     expect(s.body.data.error).toBe('');

@@ -9,7 +9,10 @@ import { CHAIN_GATEWAY, type ChainGateway, type SimulationResult } from '../chai
 import { buildSwap, MissingPoolDataError, type AggregatorFee, type BuiltSwap } from './swap-builder';
 import { buildQuoteResponse } from '../quote/quote-response';
 import type { Route } from '../../../../libs/amm/src/routing/route-search';
-import { compileTransaction, LookupTableIndex, TransactionTooLargeError } from './transaction';
+import { compileTransaction, LookupTableIndex, type CompiledTransaction } from './transaction';
+import { fitLadder, fitRoute, NoFittingRouteError, type RouteShape } from './fit';
+import { setComputeUnitLimit } from '../../../../libs/solana/src/instructions/system-token';
+import { PROGRAM_IDS } from '../../../../libs/solana/src/programs';
 import { instructionsResult, swapResult, type InstructionsResult, type SwapResult } from './swap-result';
 
 export interface SwapParams {
@@ -43,28 +46,39 @@ export class SwapService {
     this.fee = config.feeBps > 0 && config.feeWallet ? { bps: config.feeBps, wallet: config.feeWallet, routes: config.feeRoutes } : null;
   }
 
-  /** route and build; route errors as for quote; `missing pool data` / `<buildError>` (500) otherwise */
-  private build(p: SwapParams, buildError: string): BuiltSwap {
+  /**
+   * Route and build, within the byte budget: the best route whose transaction (with the lookup
+   * tables that cover it) fits 1232 bytes (see fit.ts), compiled with `blockhash`. Route errors
+   * as for quote; `missing pool data` / `<buildError>` (500) otherwise; a NoFittingRouteError
+   * when no route fits.
+   */
+  private build(p: SwapParams, buildError: string, blockhash: string): { built: BuiltSwap; compiled: CompiledTransaction } {
     if (p.inputMint === p.outputMint) throw new ApiError(HttpStatus.BAD_REQUEST, SAME_MINT_ERROR);
     const projection = this.projections.projection;
-    let route: Route;
+    const search = (shape: RouteShape | null): Route => {
+      const req = { inputMint: p.inputMint, outputMint: p.outputMint, amount: p.amount, mode: p.swapMode, maxHops: shape?.maxHops ?? this.config.maxHops };
+      if (shape !== null) return findBestRoute(projection, req, shape.options);
+      try {
+        return findBestRoute(projection, req);
+      } catch (e) {
+        throw toApiError(e) ?? e;
+      }
+    };
+    const compiledOf = new Map<BuiltSwap, CompiledTransaction>();
     try {
-      route = findBestRoute(projection, { inputMint: p.inputMint, outputMint: p.outputMint, amount: p.amount, mode: p.swapMode, maxHops: this.config.maxHops });
-    } catch (e) {
-      throw toApiError(e) ?? e;
-    }
-    try {
-      const built = buildSwap(
-        { route, userWallet: p.userWallet, slippageBps: p.slippageBps, fee: this.fee, computeUnitPriceMicroLamports: BigInt(this.config.computeUnitPriceMicroLamports) },
-        projection,
+      const fitted = fitRoute(
+        search,
+        (route) => this.buildRoute(route, p),
+        (built) => {
+          const c = compileTransaction(p.userWallet, built.instructions, blockhash, this.tables.select(p.userWallet, built.instructions));
+          compiledOf.set(built, c);
+          return c.bytes.length;
+        },
+        fitLadder(this.config.maxHops),
       );
-      // the token path, hop count and per-pool percents exactly as the quote reports them
-      const q = buildQuoteResponse(route, { slippageBps: p.slippageBps, contextSlot: projection.slot, logPosition: {} });
-      built.routePath = q.routePath;
-      built.hopCount = q.hopCount;
-      built.splitPercents = built.isSplitRoute ? q.routes.map((r) => r.percent) : [100];
-      return built;
+      return { built: fitted.built, compiled: compiledOf.get(fitted.built)! };
     } catch (e) {
+      if (e instanceof ApiError || e instanceof NoFittingRouteError) throw e;
       if (e instanceof MissingPoolDataError) {
         this.logger.warn(`missing pool data: ${e.detail}`);
         throw new ApiError(HttpStatus.INTERNAL_SERVER_ERROR, buildError === 'failed to build instructions' ? 'missing pool data' : buildError);
@@ -74,14 +88,48 @@ export class SwapService {
     }
   }
 
+  /** the instructions of one route, with the quote's token path, hop count and percents */
+  private buildRoute(route: Route, p: SwapParams): BuiltSwap {
+    const projection = this.projections.projection;
+    const built = buildSwap(
+      { route, userWallet: p.userWallet, slippageBps: p.slippageBps, fee: this.fee, computeUnitPriceMicroLamports: BigInt(this.config.computeUnitPriceMicroLamports) },
+      projection,
+    );
+    // the token path, hop count and per-pool percents exactly as the quote reports them
+    const q = buildQuoteResponse(route, { slippageBps: p.slippageBps, contextSlot: projection.slot, logPosition: {} });
+    built.routePath = q.routePath;
+    built.hopCount = q.hopCount;
+    built.splitPercents = built.isSplitRoute ? q.routes.map((r) => r.percent) : [100];
+    return built;
+  }
+
+  /**
+   * The instructions of the best route whose transaction fits 1232 bytes; when none does, those
+   * of the best route (a composer may bring its own lookup tables).
+   */
   instructions(p: SwapParams): InstructionsResult {
-    const built = this.build(p, 'failed to build instructions');
+    let built: BuiltSwap;
+    try {
+      built = this.build(p, 'failed to build instructions', MEASURE_BLOCKHASH).built;
+    } catch (e) {
+      if (!(e instanceof NoFittingRouteError)) throw e;
+      built = this.unfitted(p);
+    }
     const tables = this.tables.select(p.userWallet, built.instructions).map((t) => t.key.toBase58());
     return instructionsResult(built, tables);
   }
 
+  private unfitted(p: SwapParams): BuiltSwap {
+    try {
+      return this.buildRoute(findBestRoute(this.projections.projection, { inputMint: p.inputMint, outputMint: p.outputMint, amount: p.amount, mode: p.swapMode, maxHops: this.config.maxHops }), p);
+    } catch (e) {
+      this.logger.error(`failed to build instructions: ${(e as Error).message}`);
+      throw new ApiError(HttpStatus.INTERNAL_SERVER_ERROR, 'failed to build instructions');
+    }
+  }
+
   async swap(p: SwapParams & { skipSimulation: boolean }): Promise<SwapResult> {
-    const built = this.build(p, 'failed to build transaction');
+    if (p.inputMint === p.outputMint) throw new ApiError(HttpStatus.BAD_REQUEST, SAME_MINT_ERROR);
     let latest;
     try {
       latest = await this.gateway.latestBlockhash();
@@ -89,23 +137,66 @@ export class SwapService {
       this.logger.error(`latest blockhash: ${(e as Error).message}`);
       throw new ApiError(HttpStatus.INTERNAL_SERVER_ERROR, 'failed to build transaction');
     }
-    let compiled;
+    let built: BuiltSwap;
+    let compiled: CompiledTransaction;
     try {
-      compiled = compileTransaction(p.userWallet, built.instructions, latest.blockhash, this.tables.select(p.userWallet, built.instructions));
+      ({ built, compiled } = this.build(p, 'failed to build transaction', latest.blockhash));
     } catch (e) {
-      if (e instanceof TransactionTooLargeError) throw new ApiError(HttpStatus.INTERNAL_SERVER_ERROR, `failed to build transaction: ${e.message}`);
-      this.logger.error(`failed to build transaction: ${(e as Error).message}`);
-      throw new ApiError(HttpStatus.INTERNAL_SERVER_ERROR, 'failed to build transaction');
+      if (e instanceof NoFittingRouteError) throw new ApiError(HttpStatus.INTERNAL_SERVER_ERROR, `failed to build transaction: ${e.message}`);
+      throw e;
     }
     let simulation: SimulationResult | undefined;
     if (!p.skipSimulation) {
-      try {
-        simulation = await this.gateway.simulate(VersionedTransaction.deserialize(compiled.bytes));
-      } catch (e) {
-        throw new ApiError(HttpStatus.INTERNAL_SERVER_ERROR, `simulation failed: ${(e as Error).message}`);
+      simulation = await this.simulate(compiled);
+      if (!simulation.success && isComputeBudgetExceeded(simulation)) {
+        // the estimate was short: measure with the most a transaction may use, then set the limit from that
+        const roomy = this.withUnitLimit(built, MAX_COMPUTE_UNITS, p.userWallet, latest.blockhash);
+        simulation = await this.simulate(roomy.compiled);
       }
       if (!simulation.success) throw new ApiError(HttpStatus.INTERNAL_SERVER_ERROR, `simulation failed: ${simulation.error}`);
+      if (simulation.computeUnitsConsumed > 0) {
+        ({ built, compiled } = this.withUnitLimit(built, unitLimitFromSimulation(simulation.computeUnitsConsumed), p.userWallet, latest.blockhash));
+      }
     }
     return swapResult(built, compiled.bytes, latest.lastValidBlockHeight, simulation);
   }
+
+  private async simulate(compiled: CompiledTransaction): Promise<SimulationResult> {
+    try {
+      return await this.gateway.simulate(VersionedTransaction.deserialize(compiled.bytes));
+    } catch (e) {
+      throw new ApiError(HttpStatus.INTERNAL_SERVER_ERROR, `simulation failed: ${(e as Error).message}`);
+    }
+  }
+
+  /** the same swap with another compute unit limit (the first instruction), compiled again (same size) */
+  private withUnitLimit(built: BuiltSwap, units: number, wallet: string, blockhash: string): { built: BuiltSwap; compiled: CompiledTransaction } {
+    const [first, ...rest] = built.instructions;
+    if (first.programId.toBase58() !== PROGRAM_IDS.computeBudget || first.data[0] !== 2) throw new Error('the first instruction is not SetComputeUnitLimit');
+    const next: BuiltSwap = { ...built, computeUnitsEstimate: units, instructions: [setComputeUnitLimit(units), ...rest] };
+    try {
+      return { built: next, compiled: compileTransaction(wallet, next.instructions, blockhash, this.tables.select(wallet, next.instructions)) };
+    } catch (e) {
+      this.logger.error(`failed to build transaction: ${(e as Error).message}`);
+      throw new ApiError(HttpStatus.INTERNAL_SERVER_ERROR, 'failed to build transaction');
+    }
+  }
 }
+
+/** a transaction may ask for this many compute units at most */
+export const MAX_COMPUTE_UNITS = 1_400_000;
+/** headroom over the simulated consumption (state moves between simulation and execution) */
+export const COMPUTE_UNIT_MARGIN = 0.1;
+
+/** the unit limit set after a simulation: the consumption plus COMPUTE_UNIT_MARGIN, rounded up, capped */
+export function unitLimitFromSimulation(consumed: number): number {
+  return Math.min(MAX_COMPUTE_UNITS, Math.ceil(consumed * (1 + COMPUTE_UNIT_MARGIN)));
+}
+
+/** the simulation ran out of compute units (sim chain and RPC wording) */
+function isComputeBudgetExceeded(s: SimulationResult): boolean {
+  return /ComputationalBudgetExceeded|exceeded CUs meter/.test(s.error + '\n' + s.logs.join('\n'));
+}
+
+/** any 32-byte blockhash gives the same size: /instructions measures with this one */
+const MEASURE_BLOCKHASH = '11111111111111111111111111111111';

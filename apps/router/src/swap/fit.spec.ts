@@ -1,0 +1,190 @@
+/**
+ * The byte budget (fit.ts) and the unit limit from the simulation (SwapService), over a projection
+ * of a simulated market of all six programs WITHOUT lookup tables, where many best routes need
+ * more than 1232 bytes.
+ */
+import { Keypair, VersionedTransaction } from '@solana/web3.js';
+import { SimMarket } from '../../../ingestor/src/sim/market';
+import { Projection } from '../projection/projection';
+import { encodePoolUpdate } from '../../../../libs/contracts/src/pool-update';
+import { findBestRoute, type Route } from '../../../../libs/amm/src/routing/route-search';
+import { loadConfig } from '../../../../libs/config/src/config';
+import { PROGRAM_IDS } from '../../../../libs/solana/src/programs';
+import type { ChainGateway, SimulationResult } from '../chain/chain-gateway';
+import type { ProjectionService } from '../projection/projection.service';
+import { ApiError } from '../http/api-error';
+import { buildSwap, type BuiltSwap } from './swap-builder';
+import { fitLadder, fitRoute, NoFittingRouteError, type RouteShape } from './fit';
+import { compileTransaction, PACKET_DATA_SIZE, TransactionTooLargeError } from './transaction';
+import { MAX_COMPUTE_UNITS, SwapService, unitLimitFromSimulation } from './swap.service';
+
+const market = new SimMarket({ seed: 8, pools: 150, tokens: 30, swapsPerSlot: 4, programs: 'all' });
+const projection = new Projection();
+let offset = 0;
+for (const u of market.genesis()) projection.apply({ partition: 0, offset: offset++, value: encodePoolUpdate(u) });
+const wallet = Keypair.generate().publicKey.toBase58();
+const BLOCKHASH = '11111111111111111111111111111111';
+
+const build = (route: Route): BuiltSwap => buildSwap({ route, userWallet: wallet, slippageBps: 50, fee: null, computeUnitPriceMicroLamports: 0n }, projection);
+const size = (b: BuiltSwap): number => compileTransaction(wallet, b.instructions, BLOCKHASH, []).bytes.length;
+
+/** requests whose best route's transaction (no lookup tables) is too large */
+function oversized(limit: number): Array<{ inputMint: string; outputMint: string; amount: bigint }> {
+  const out: Array<{ inputMint: string; outputMint: string; amount: bigint }> = [];
+  for (const a of market.tokens) {
+    for (const b of market.tokens) {
+      if (a === b || out.length >= limit) continue;
+      const amount = BigInt(Math.floor((1000 / a.priceUsd) * 10 ** a.decimals));
+      try {
+        const r = findBestRoute(projection, { inputMint: a.mint, outputMint: b.mint, amount, mode: 'ExactIn', maxHops: 5 });
+        size(build(r));
+      } catch (e) {
+        if (e instanceof TransactionTooLargeError) out.push({ inputMint: a.mint, outputMint: b.mint, amount });
+      }
+    }
+  }
+  return out;
+}
+
+describe('fitRoute', () => {
+  const cases = oversized(12);
+
+  it('a best route too large for 1232 bytes gives way to the best smaller shape that fits', () => {
+    expect(cases.length).toBeGreaterThanOrEqual(8);
+    let fits = 0;
+    for (const req of cases) {
+      const search = (shape: RouteShape | null): Route =>
+        findBestRoute(projection, { ...req, mode: 'ExactIn', maxHops: shape?.maxHops ?? 5 }, shape?.options ?? {});
+      const best = search(null);
+      let fitted;
+      try {
+        fitted = fitRoute(search, build, size, fitLadder(5));
+      } catch (e) {
+        // nothing fits: then no rung's route fits either
+        expect(e).toBeInstanceOf(NoFittingRouteError);
+        for (const shape of fitLadder(5)) {
+          let r: Route;
+          try {
+            r = search(shape);
+          } catch {
+            continue;
+          }
+          expect(() => size(build(r))).toThrow(TransactionTooLargeError);
+        }
+        continue;
+      }
+      fits++;
+      expect(fitted.shape).not.toBeNull();
+      expect(fitted.size).toBeLessThanOrEqual(PACKET_DATA_SIZE);
+      expect(size(fitted.built)).toBe(fitted.size);
+      // the built swap is the fitted route's, and it cannot beat the unconstrained best
+      expect(fitted.built.amountOut).toBe(fitted.route.amountOut);
+      expect(fitted.route.amountOut <= best.amountOut).toBe(true);
+      // no looser rung fits: every shape before the chosen one gives a transaction too large (or no route)
+      for (const shape of fitLadder(5)) {
+        if (shape.label === fitted.shape!.label) break;
+        let r: Route;
+        try {
+          r = search(shape);
+        } catch {
+          continue;
+        }
+        expect(() => size(build(r))).toThrow(TransactionTooLargeError);
+      }
+    }
+    expect(fits).toBeGreaterThanOrEqual(4);
+  });
+
+  it('a route that fits is kept as it is', () => {
+    const a = market.tokens[0];
+    const b = market.tokens[1];
+    const amount = BigInt(Math.floor((1 / a.priceUsd) * 10 ** a.decimals));
+    const search = (shape: RouteShape | null): Route => findBestRoute(projection, { inputMint: a.mint, outputMint: b.mint, amount, mode: 'ExactIn', maxHops: shape?.maxHops ?? 2 }, { split: false, ...(shape?.options ?? {}) });
+    const fitted = fitRoute(search, build, size, fitLadder(2));
+    expect(fitted.shape).toBeNull();
+    expect(fitted.route).toEqual(search(null));
+  });
+
+  it('nothing fits: NoFittingRouteError with the best route size; rungs without a route are skipped', () => {
+    const req = cases[0];
+    let rungs = 0;
+    const search = (shape: RouteShape | null): Route => {
+      if (shape !== null) rungs++;
+      if (shape !== null && shape.maxHops !== undefined) throw new Error('no route of that shape');
+      return findBestRoute(projection, { ...req, mode: 'ExactIn', maxHops: 5 }, shape?.options ?? {});
+    };
+    const tooLarge = (): number => {
+      throw new TransactionTooLargeError(1500);
+    };
+    let error: unknown;
+    try {
+      fitRoute(search, build, tooLarge, fitLadder(5));
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(NoFittingRouteError);
+    expect((error as Error).message).toMatch(/^transaction too large: 1500 bytes exceeds the 1232-byte limit; no smaller route fits \(\d+ other routes tried\)$/);
+    expect(rungs).toBe(fitLadder(5).length);
+  });
+});
+
+describe('SwapService: byte budget and unit limit', () => {
+  function service(simulate: (tx: VersionedTransaction) => SimulationResult): { svc: SwapService; sims: VersionedTransaction[] } {
+    const sims: VersionedTransaction[] = [];
+    const gateway: ChainGateway = {
+      kind: 'sim',
+      latestBlockhash: async () => ({ blockhash: BLOCKHASH, lastValidBlockHeight: 1_000 }),
+      simulate: async (tx) => {
+        sims.push(tx);
+        return simulate(tx);
+      },
+    };
+    const config = loadConfig({ DATA_DIR: 'unused' });
+    return { svc: new SwapService({ projection } as unknown as ProjectionService, config, gateway), sims };
+  }
+  const limitOf = (tx: VersionedTransaction): number => {
+    const ix = tx.message.compiledInstructions[0];
+    expect(tx.message.staticAccountKeys[ix.programIdIndex].toBase58()).toBe(PROGRAM_IDS.computeBudget);
+    return Buffer.from(ix.data).readUInt32LE(1);
+  };
+  const ok = (consumed: number): SimulationResult => ({ success: true, error: '', insufficientFunds: false, slippageExceeded: false, computeUnitsConsumed: consumed, logs: ['Program log: ok'] });
+
+  it('/swap answers an oversized best route with the best route that fits; /instructions with the same route', async () => {
+    const { svc } = service(() => ok(100_000));
+    for (const req of oversized(4)) {
+      const p = { userWallet: wallet, ...req, swapMode: 'ExactIn' as const, slippageBps: 50 };
+      const s = await svc.swap({ ...p, skipSimulation: true });
+      const bytes = Buffer.from(s.transaction, 'base64');
+      expect(bytes.length).toBeLessThanOrEqual(PACKET_DATA_SIZE);
+      const i = svc.instructions(p);
+      expect(i.amountOut).toBe(s.amountOut);
+      expect(i.pools).toEqual(s.pools);
+    }
+  });
+
+  it('the unit limit is the simulated consumption plus 10%; a simulation out of units runs again with the most a transaction may use', async () => {
+    const req = { userWallet: wallet, inputMint: market.tokens[0].mint, outputMint: market.tokens[1].mint, amount: 10n ** 6n, swapMode: 'ExactIn' as const, slippageBps: 50 };
+    const first = service(() => ok(123_457));
+    const s = await first.svc.swap({ ...req, skipSimulation: false });
+    expect(s.computeUnitsEstimate).toBe(unitLimitFromSimulation(123_457));
+    expect(s.computeUnitsEstimate).toBe(135_803);
+    expect(limitOf(VersionedTransaction.deserialize(Buffer.from(s.transaction, 'base64')))).toBe(135_803);
+    expect(first.sims.length).toBe(1);
+
+    const estimate = (await service(() => ok(1)).svc.swap({ ...req, skipSimulation: true })).computeUnitsEstimate;
+    const second = service((tx) =>
+      limitOf(tx) < MAX_COMPUTE_UNITS
+        ? { ...ok(limitOf(tx)), success: false, error: 'InstructionError: [2, ComputationalBudgetExceeded]' }
+        : ok(estimate + 50_000),
+    );
+    const r = await second.svc.swap({ ...req, skipSimulation: false });
+    expect(second.sims.map(limitOf)).toEqual([estimate, MAX_COMPUTE_UNITS]);
+    expect(r.computeUnitsEstimate).toBe(Math.ceil((estimate + 50_000) * 1.1));
+    expect(r.simulation?.success).toBe(true);
+
+    // a failure of another kind is reported as it is
+    const third = service(() => ({ ...ok(0), success: false, error: 'custom program error: 0x1771' }));
+    await expect(third.svc.swap({ ...req, skipSimulation: false })).rejects.toEqual(new ApiError(500, 'simulation failed: custom program error: 0x1771'));
+    expect(third.sims.length).toBe(1);
+  });
+});
