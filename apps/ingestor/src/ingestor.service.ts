@@ -3,6 +3,7 @@ import { APP_CONFIG } from '../../../libs/config/src/config.module';
 import type { AppConfig } from '../../../libs/config/src/config';
 import { LOG_PORT, type LogPort } from '../../../libs/log/src/log.port';
 import { Ingestor, type IngestorStats } from './ingestor';
+import { LookupTableIngest } from './rpc/lookup-tables';
 
 /**
  * Nest wiring of the Ingestor: starts the configured source once the application has
@@ -12,16 +13,24 @@ import { Ingestor, type IngestorStats } from './ingestor';
 @Injectable()
 export class IngestorService implements OnApplicationBootstrap, BeforeApplicationShutdown {
   readonly ingestor: Ingestor;
+  /** LOOKUP_TABLES read from RPC_URL into the log (null when none are configured) */
+  readonly lookupTables: LookupTableIngest | null;
 
   constructor(@Inject(APP_CONFIG) config: AppConfig, @Inject(LOG_PORT) log: LogPort) {
     this.ingestor = new Ingestor(config, log, new Logger('Ingestor'));
+    this.lookupTables =
+      config.lookupTables.length > 0 && config.rpcUrl !== null
+        ? new LookupTableIngest({ rpcUrl: config.rpcUrl, rpcKey: config.rpcKey, addresses: config.lookupTables, refreshMs: config.lookupTablesRefreshMs }, log, new Logger('LookupTables'))
+        : null;
   }
 
   async onApplicationBootstrap(): Promise<void> {
     await this.ingestor.start();
+    await this.lookupTables?.start();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
+    await this.lookupTables?.stop();
     await this.ingestor.stop();
   }
 

@@ -44,6 +44,10 @@ export interface AppConfig {
   computeUnitPriceMicroLamports: number;
   /** STREAM_MAX_BUFFERED_BYTES: outbound bytes a WebSocket may have queued before it is dropped as a slow reader */
   streamMaxBufferedBytes: number;
+  /** LOOKUP_TABLES: address lookup table accounts the ingestor reads from RPC_URL into the log */
+  lookupTables: string[];
+  /** LOOKUP_TABLES_REFRESH_MS: how often those tables are read again */
+  lookupTablesRefreshMs: number;
 }
 
 export class ConfigError extends Error {
@@ -117,7 +121,20 @@ export function loadConfig(env: Env = process.env): AppConfig {
     priceStablecoins: stablecoins(env),
     streamMaxBufferedBytes: int(env, 'STREAM_MAX_BUFFERED_BYTES', 1_048_576, 1, 1 << 30),
     ...chainSettings(env),
+    ...lookupTableSettings(env, ingestSource),
   };
+}
+
+/** LOOKUP_TABLES (comma-separated addresses; they need RPC_URL), LOOKUP_TABLES_REFRESH_MS */
+function lookupTableSettings(env: Env, ingestSource: AppConfig['ingestSource']): Pick<AppConfig, 'lookupTables' | 'lookupTablesRefreshMs'> {
+  const raw = env.LOOKUP_TABLES ?? '';
+  const lookupTables = raw.trim() === '' ? [] : [...new Set(raw.split(',').map((x) => x.trim()))];
+  for (const a of lookupTables) if (!isPublicKey(a)) throw new ConfigError(`LOOKUP_TABLES: ${JSON.stringify(a)} is not a base58 public key`);
+  const rpcUrl = env.RPC_URL && env.RPC_URL.trim() !== '' ? env.RPC_URL.trim() : null;
+  if (lookupTables.length > 0 && rpcUrl === null) throw new ConfigError('LOOKUP_TABLES needs RPC_URL (the tables are read from that node)');
+  // the simulated market writes its own tables, and its log must hold its records only (resume checks them)
+  if (lookupTables.length > 0 && ingestSource === 'sim') throw new ConfigError('LOOKUP_TABLES goes with a chain-fed log (INGEST_SOURCE=file); the simulated market creates its own lookup tables');
+  return { lookupTables, lookupTablesRefreshMs: int(env, 'LOOKUP_TABLES_REFRESH_MS', 60_000, 1_000, 86_400_000) };
 }
 
 /** CHAIN_GATEWAY, RPC_URL, RPC_KEY, FEE_BPS, FEE_WALLET, FEE_ROUTES, COMPUTE_UNIT_PRICE */
