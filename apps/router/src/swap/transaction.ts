@@ -3,7 +3,7 @@
  * tables from the projection compress the account list; the serialized size (with the one empty
  * signature the wallet fills) must fit the 1232-byte packet limit. Pure.
  */
-import { AddressLookupTableAccount, PublicKey, TransactionMessage, VersionedTransaction, type TransactionInstruction } from '@solana/web3.js';
+import { AddressLookupTableAccount, PublicKey, TransactionMessage, VersionedTransaction, type MessageV0, type TransactionInstruction } from '@solana/web3.js';
 import { decodeAddressLookupTable, isLookupTableActive } from '../../../../libs/solana/src/address-lookup-table';
 import { PROGRAM_IDS } from '../../../../libs/solana/src/programs';
 
@@ -109,6 +109,31 @@ export interface CompiledTransaction {
   lookupTables: string[];
 }
 
+/** the length of a shortvec (compact-u16) encoding of n */
+function shortvec(n: number): number {
+  return n < 0x80 ? 1 : n < 0x4000 ? 2 : 3;
+}
+
+/**
+ * Serialized size of a version-0 transaction of this message with its (empty) signatures, from
+ * the wire layout: signatures, version prefix, header, static keys, blockhash, instructions,
+ * lookup table references. Works for any size (serialize() does not past 1232 bytes).
+ */
+export function transactionSize(message: MessageV0): number {
+  const sigs = message.header.numRequiredSignatures;
+  let n = shortvec(sigs) + 64 * sigs + 1 + 3;
+  n += shortvec(message.staticAccountKeys.length) + 32 * message.staticAccountKeys.length + 32;
+  n += shortvec(message.compiledInstructions.length);
+  for (const ix of message.compiledInstructions) {
+    n += 1 + shortvec(ix.accountKeyIndexes.length) + ix.accountKeyIndexes.length + shortvec(ix.data.length) + ix.data.length;
+  }
+  n += shortvec(message.addressTableLookups.length);
+  for (const l of message.addressTableLookups) {
+    n += 32 + shortvec(l.writableIndexes.length) + l.writableIndexes.length + shortvec(l.readonlyIndexes.length) + l.readonlyIndexes.length;
+  }
+  return n;
+}
+
 /** Compile a v0 message (payer = wallet) and serialize it unsigned; throws TransactionTooLargeError past 1232 bytes. */
 export function compileTransaction(
   wallet: string,
@@ -118,16 +143,11 @@ export function compileTransaction(
 ): CompiledTransaction {
   const message = new TransactionMessage({ payerKey: new PublicKey(wallet), recentBlockhash, instructions }).compileToV0Message(lookupTables);
   const transaction = new VersionedTransaction(message);
-  let bytes: Uint8Array;
-  try {
-    bytes = transaction.serialize();
-  } catch (e) {
-    // web3.js refuses to serialize past its buffer; measure the message instead
-    const size = message.serialize().length + 1 + 64 * message.header.numRequiredSignatures;
-    if (size > PACKET_DATA_SIZE) throw new TransactionTooLargeError(size);
-    throw e;
-  }
-  if (bytes.length > PACKET_DATA_SIZE) throw new TransactionTooLargeError(bytes.length);
+  // web3.js serializes into a packet-sized buffer and throws past it: measure first
+  const size = transactionSize(message);
+  if (size > PACKET_DATA_SIZE) throw new TransactionTooLargeError(size);
+  const bytes = transaction.serialize();
+  if (bytes.length !== size) throw new Error(`transaction size ${bytes.length} differs from its measure ${size}`);
   const used = message.addressTableLookups.map((l) => l.accountKey.toBase58());
   return { transaction, bytes, lookupTables: used };
 }
