@@ -36,16 +36,29 @@ export interface LoadResult {
    */
   latencies: number[];
   /**
-   * the same for pushes received after that: route improvements of the background searches the
-   * router catches up with once the market is quiet (measured against the last slot's append)
+   * every quote received during the run and the drain: [pair index (connection × pairs per
+   * connection + position), slot, receipt time (ms)], flattened; the benchmark matches them to
+   * the pool changes they answer
    */
-  afterStop: number[];
+  receipts: number[];
 }
 
 const send = (m: object): void => void process.send!(m);
 
-/** pushes received up to this long after the last append count as the moving market's */
+/** pushes received up to this long after the last append count as the moving market's (slot-age figure) */
 export const MOVING_TAIL_MS = 250;
+
+interface PairFields {
+  in: string;
+  out: string;
+  amount: string;
+  exactIn: boolean;
+}
+
+/** the same key for a subscribed pair and a quote message about it */
+export function pairKey(p: PairFields): string {
+  return `${p.in}:${p.out}:${p.amount}:${p.exactIn ? 'in' : 'out'}`;
+}
 
 async function run(job: LoadJob): Promise<LoadResult> {
   // the market's moves, generated up front: the same seed as the genesis the benchmark appended
@@ -64,13 +77,16 @@ async function run(job: LoadJob): Promise<LoadResult> {
     });
     sockets.push(ws);
   }
-  const received: Array<{ at: number; slot: number }> = [];
+  const received: Array<{ at: number; slot: number; pair: number }> = [];
+  // a received quote's pair, by its tuple fields
+  const pairIndex = new Map<string, number>();
+  job.pairs.forEach((ps, c) => ps.forEach((pr, j) => pairIndex.set(pairKey(pr as PairFields), c * ps.length + j)));
   let noRoute = 0;
   let acked = 0;
   for (const ws of sockets) {
     ws.on('message', (d) => {
       const m = JSON.parse(d.toString());
-      if (m.type === 'quote') received.push({ at: Date.now(), slot: m.slot });
+      if (m.type === 'quote') received.push({ at: Date.now(), slot: m.slot, pair: pairIndex.get(pairKey(m)) ?? -1 });
       else if (m.type === 'subscribed') acked += m.count;
       else if (m.type === 'error' && m.in) noRoute++;
     });
@@ -108,14 +124,15 @@ async function run(job: LoadJob): Promise<LoadResult> {
   await new Promise((r) => setTimeout(r, 1000)); // drain
   const pushes = received.length;
   const latencies: number[] = [];
-  const afterStop: number[] = [];
+  const receipts: number[] = [];
   for (const r of received) {
     const at = appendedAt.get(r.slot);
-    if (at !== undefined) (r.at <= lastAppendAt + MOVING_TAIL_MS ? latencies : afterStop).push(r.at - at);
+    if (at !== undefined && r.at <= lastAppendAt + MOVING_TAIL_MS) latencies.push(r.at - at);
+    receipts.push(r.pair, r.slot, r.at);
   }
   for (const ws of sockets) ws.close();
   await log.close();
-  return { subscribeSeconds, answered, noRoute, records, runSeconds, lagMaxMs, pushes, latencies, afterStop };
+  return { subscribeSeconds, answered, noRoute, records, runSeconds, lagMaxMs, pushes, latencies, receipts };
 }
 
 /** the last message: disconnect once it is handed over (a large result takes a while) */

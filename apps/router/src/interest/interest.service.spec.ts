@@ -132,4 +132,26 @@ describe('InterestService debounce', () => {
       flush.mockRestore();
     }
   });
+
+  it('reports each push a pool change caused with the append time of that change', async () => {
+    const seen: Array<{ slot: number; at: number; by: string }> = [];
+    svc.pushObserver = (q, at, by) => seen.push({ slot: q.slot, at, by });
+    try {
+      await pause(200); // earlier work settles
+      seen.length = 0;
+      const [first] = await appendUpdates(market.step());
+      const firstAt = (await log.read(TOPICS.poolUpdates, { '0': first.offset }, 1))[0].timestamp;
+      await appendUpdates(market.step());
+      await pause(400);
+      const replays = seen.filter((x) => x.by === 'replay');
+      expect(replays.length).toBeGreaterThan(0);
+      // the window's first change: the first append (its batch's time, within a few ms)
+      for (const r of replays) {
+        expect(r.at).toBeGreaterThanOrEqual(firstAt);
+        expect(r.at - firstAt).toBeLessThan(DEBOUNCE_MS);
+      }
+    } finally {
+      svc.pushObserver = null;
+    }
+  });
 });

@@ -95,6 +95,8 @@ interface Watched {
    */
   cands: Array<{ pools: string[]; mints: string[]; ratio: number }>;
   last?: QuotesChanged;
+  /** while queued for a check or a background search: the append time of the pool change that queued it */
+  queuedBy?: number;
 }
 
 export interface InterestStats {
@@ -133,6 +135,9 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
    */
   private nextReplays = new Set<string>();
   private nextDue: number | null = null;
+  /** the append time of the first pool change of the current / next window (what its quotes answer) */
+  private replayCause = 0;
+  private nextCause = 0;
   /** the window (its replayDue) whose records appended by its deadline are applied, or the wait gave up */
   private syncedFor: number | null = null;
   /**
@@ -147,6 +152,12 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
   private lastSearchSlice = 0;
   /** tuples whose quote must be published even if unchanged (a new holder) */
   private readonly announce = new Set<string>();
+  /**
+   * Diagnostics (the stream benchmark): called for every quote published because a pool changed,
+   * with the append time of the change it answers (a replay: its debounce window's first update;
+   * a background search: the change that queued it). Null: not observed.
+   */
+  pushObserver: ((q: QuotesChanged, causeAppendedAt: number, by: 'replay' | 'search') => void) | null = null;
   private topology = -1;
   /** the next flush: a timer, or an immediate when it is due now (no 1 ms timer clamp between slices) */
   private timer: { cancel(): void } | null = null;
@@ -261,7 +272,12 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     if (topology !== this.topology) {
       // the graph's shape changed: any tuple may have a new best route
       this.topology = topology;
-      for (const key of this.watched.keys()) if (!this.urgent.has(key)) this.searches.add(key);
+      for (const key of this.watched.keys()) {
+        if (this.urgent.has(key)) continue;
+        this.searches.add(key);
+        const w = this.watched.get(key)!;
+        w.queuedBy ??= Math.min(appendedAtMs, Date.now());
+      }
     }
     // the current window is closed once its replays run: later changes open the next one
     const closed = this.replayDue !== null && this.syncedFor === this.replayDue;
@@ -270,7 +286,7 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
       const onRoute = this.byRoutePool.get(pool);
       if (onRoute) for (const k of onRoute) into.add(k);
       const onCandidate = this.byCandidatePool.get(pool);
-      if (onCandidate) for (const k of onCandidate) this.checks.add(k);
+      if (onCandidate) for (const k of onCandidate) this.queueCheck(k, Math.min(appendedAtMs, Date.now()));
     }
     const now = Date.now();
     const wait = this.catchUp;
@@ -279,9 +295,15 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     // record stamped by a skewed clock neither skips nor stretches the debounce)
     const due = Math.min(now + DEBOUNCE_MS, Math.max(now, appendedAtMs + DEBOUNCE_MS));
     if (closed) {
-      if (this.nextReplays.size > 0 && this.nextDue === null) this.nextDue = due;
+      if (this.nextReplays.size > 0 && this.nextDue === null) {
+        this.nextDue = due;
+        this.nextCause = Math.min(appendedAtMs, now);
+      }
     } else {
-      if (this.replays.size > 0 && this.replayDue === null) this.replayDue = due;
+      if (this.replays.size > 0 && this.replayDue === null) {
+        this.replayDue = due;
+        this.replayCause = Math.min(appendedAtMs, now);
+      }
       if (this.replayDue !== null) this.schedule(this.replayDue);
     }
     if (this.checks.size > 0 || this.searches.size > 0) this.schedule(now + DEBOUNCE_MS);
@@ -319,9 +341,13 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     this.topology = this.projections.projection.topologyVersion;
     const out: QuotesChanged[] = [];
     const started = Date.now();
-    const emit = (w: Watched, q: QuotesChanged): void => {
+    // `cause`: the append time of the pool change this quote answers (none for a subscription's first quote)
+    const emit = (w: Watched, q: QuotesChanged, cause?: number, by: 'replay' | 'search' = 'search'): void => {
       const announce = this.announce.delete(w.key);
-      if (announce || w.last === undefined || quoteFingerprint(w.last) !== quoteFingerprint(q)) out.push(q);
+      if (announce || w.last === undefined || quoteFingerprint(w.last) !== quoteFingerprint(q)) {
+        out.push(q);
+        if (cause !== undefined && this.pushObserver !== null) this.pushObserver(q, cause, by);
+      }
       w.last = q;
     };
     for (const key of this.urgent) {
@@ -337,9 +363,10 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
         this.replays.delete(key);
         const w = this.watched.get(key);
         if (w) {
-          emit(w, this.replay(w));
+          const cause = this.replayCause;
+          emit(w, this.replay(w), cause, 'replay');
           // the route moved: a candidate may beat it now
-          if (w.cands.length > 1) this.checks.add(key);
+          if (w.cands.length > 1) this.queueCheck(key, cause);
         }
       }
       if (this.replays.size === 0) {
@@ -348,6 +375,7 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
         this.replays = this.nextReplays;
         this.nextReplays = done;
         this.replayDue = this.replays.size > 0 ? this.nextDue : null;
+        this.replayCause = this.nextCause;
         this.nextDue = null;
       }
     }
@@ -359,6 +387,7 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
         this.checks.delete(key);
         const w = this.watched.get(key);
         if (w && !this.urgent.has(key) && this.candidateBeatsRoute(w)) this.searches.add(key);
+        else if (w) w.queuedBy = undefined;
       }
     }
     const searchFrom = Date.now();
@@ -370,7 +399,11 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
         if (Date.now() - searchFrom >= SEARCH_SLICE_MS) break;
         this.searches.delete(key);
         const w = this.watched.get(key);
-        if (w) emit(w, this.search(w));
+        if (w) {
+          const cause = w.queuedBy;
+          w.queuedBy = undefined;
+          emit(w, this.search(w), cause);
+        }
       }
       this.lastSearchSlice = Date.now();
     }
@@ -384,6 +417,13 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     if (this.checks.size > 0 && this.replays.size === 0) this.schedule(now);
     const gap = !waiting && (this.replays.size === 0 || (this.replayDue !== null && this.replayDue > now));
     if (this.searches.size > 0 && gap) this.schedule(this.lastSearchSlice + this.searchPause());
+  }
+
+  /** queue a check of the tuple's candidates; `cause`: the append time of the change behind it (the earliest kept) */
+  private queueCheck(key: string, cause: number): void {
+    this.checks.add(key);
+    const w = this.watched.get(key);
+    if (w) w.queuedBy ??= cause;
   }
 
   /** the pause between background search slices: short while no debounce window is open */
