@@ -28,6 +28,14 @@ export class PoolQuoteError extends Error {
   }
 }
 
+/** see Pool.constantProductGuide */
+export interface ConstantProductGuide {
+  readonly x: number;
+  readonly y: number;
+  readonly kIn: number;
+  readonly kOut: number;
+}
+
 export interface Pool {
   readonly address: string;
   readonly programId: string;
@@ -50,6 +58,14 @@ export interface Pool {
   approxOut(inputMint: string, amountIn: number): number;
   /** float guide: input needed for an output (Infinity when it cannot be filled) */
   approxIn(inputMint: string, amountOut: number): number;
+  /**
+   * Optional, for constant-product pools: the float guide's parameters for trades from
+   * `inputMint`, such that approxOut(a) = ((a·kIn)·y / (x + a·kIn))·kOut and approxIn(b) =
+   * x·g / (y − g) / kIn with g = b / kOut (x = 0: nothing trades). The search keeps them in flat
+   * arrays and evaluates the guide without touching the pool object; the results must be those
+   * of approxOut / approxIn, operation for operation.
+   */
+  constantProductGuide?(inputMint: string): ConstantProductGuide;
   /** marginal price before fees: output smallest units per input smallest unit */
   spotPrice(inputMint: string): number;
   /** the pool's reserve of `mint` in smallest units (float), for depth comparisons */

@@ -1,4 +1,4 @@
-import { _testing, findBestRoute } from '../../../../libs/amm/src/routing/route-search';
+import { _testing, findBestRoute, type TokenGraph } from '../../../../libs/amm/src/routing/route-search';
 import { CpmmPool } from '../../../../libs/amm/src/programs/raydium-cpmm/pool';
 import { encodePoolUpdate, type PoolUpdate } from '../../../../libs/contracts/src/pool-update';
 import { MINTS, PROGRAM_IDS } from '../../../../libs/solana/src/programs';
@@ -252,6 +252,41 @@ describe('Projection', () => {
     expect(p.topologyVersion).toBe(topology);
     expect(compared).toBeGreaterThan(400);
     expect(routes.size).toBeGreaterThan(100);
+  });
+
+  it('the search finds the same routes from the compiled constant-product guides as from the pools themselves', () => {
+    const market = new SimMarket({ seed: 13, pools: 150, tokens: 30, swapsPerSlot: 12 });
+    const p = new Projection();
+    p.applyBatch(records(market.genesis()));
+    // the same pools without constantProductGuide (own property shadowing the method): the search calls approxOut / approxIn
+    const wrapped = new WeakMap<object, object>();
+    const plain: TokenGraph = {
+      poolsOf: (mint: string) =>
+        p.poolsOf(mint).map((pool) => {
+          let w = wrapped.get(pool);
+          if (!w) wrapped.set(pool, (w = Object.assign(Object.create(pool), { constantProductGuide: undefined })));
+          return w as typeof pool;
+        }),
+    };
+    const mints = market.tokens.map((t) => t.mint);
+    let compared = 0;
+    for (let q = 0; q < 120; q++) {
+      const inputMint = mints[(q * 7) % mints.length];
+      const outputMint = mints[(q * 11 + 3) % mints.length];
+      if (inputMint === outputMint) continue;
+      const mode = q % 2 === 0 ? 'ExactIn' : 'ExactOut';
+      const run = (g: TokenGraph) => {
+        try {
+          const r = findBestRoute(g, { inputMint, outputMint, amount: 10n ** BigInt(3 + (q % 7)), mode, maxHops: 4 });
+          return [r.amountIn, r.amountOut, r.hops.map((h) => h.pool.address)];
+        } catch (e) {
+          return (e as Error).message;
+        }
+      };
+      expect(run(p)).toEqual(run(plain));
+      compared++;
+    }
+    expect(compared).toBeGreaterThan(100);
   });
 
   it('a dependency closed and written again: the pool is unroutable in between, then routable, its dependents kept', () => {

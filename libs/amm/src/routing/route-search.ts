@@ -193,6 +193,53 @@ interface Adjacency {
   rateOut: Float64Array;
   /** rate from the other mint of each pool to this token */
   rateIn: Float64Array;
+  /** 1: a constant-product pool whose guide parameters are in guideOut / guideIn */
+  cp: Uint8Array;
+  /** per pool x, y, kIn, kOut of trades from this token (out) and from the other mint (in) */
+  guideOut: Float64Array;
+  guideIn: Float64Array;
+}
+
+/** Pool.approxOut of a constant-product guide at offset o of g (x, y, kIn, kOut), operation for operation */
+function guideOut(g: Float64Array, o: number, amountIn: number): number {
+  const x = g[o];
+  if (x === 0 || !(amountIn > 0)) return 0;
+  const net = amountIn * g[o + 2];
+  return ((net * g[o + 1]) / (x + net)) * g[o + 3];
+}
+
+/** Pool.approxIn of a constant-product guide at offset o of g, operation for operation */
+function guideIn(g: Float64Array, o: number, amountOut: number): number {
+  const x = g[o];
+  if (x === 0) return Infinity;
+  if (!(amountOut > 0)) return 0;
+  const gross = amountOut / g[o + 3];
+  const y = g[o + 1];
+  if (gross >= y) return Infinity;
+  return (x * gross) / (y - gross) / g[o + 2];
+}
+
+/** cache pool j's zero-size rates and guide parameters in a (the pool trades `mint` and `other`) */
+function compilePool(a: Adjacency, j: number, p: Pool, mint: string, other: string): void {
+  a.refs[j] = p;
+  a.rateOut[j] = zeroSizeRate(p, mint);
+  a.rateIn[j] = zeroSizeRate(p, other);
+  if (p.constantProductGuide === undefined) {
+    a.cp[j] = 0;
+    return;
+  }
+  a.cp[j] = 1;
+  const o = 4 * j;
+  const out = p.constantProductGuide(mint);
+  a.guideOut[o] = out.x;
+  a.guideOut[o + 1] = out.y;
+  a.guideOut[o + 2] = out.kIn;
+  a.guideOut[o + 3] = out.kOut;
+  const inn = p.constantProductGuide(other);
+  a.guideIn[o] = inn.x;
+  a.guideIn[o + 1] = inn.y;
+  a.guideIn[o + 2] = inn.kIn;
+  a.guideIn[o + 3] = inn.kOut;
 }
 
 /**
@@ -252,14 +299,22 @@ class Compiled {
       const n = pools.length;
       // refs filled by push: a packed array, like the graph's own (one element kind for the
       // optimiser to see in the loops that compare them)
-      a = { pools, refs: [], others: new Int32Array(n), rateOut: new Float64Array(n), rateIn: new Float64Array(n) };
+      a = {
+        pools,
+        refs: [],
+        others: new Int32Array(n),
+        rateOut: new Float64Array(n),
+        rateIn: new Float64Array(n),
+        cp: new Uint8Array(n),
+        guideOut: new Float64Array(4 * n),
+        guideIn: new Float64Array(4 * n),
+      };
       for (let j = 0; j < n; j++) {
         const p = pools[j];
         const other = p.mintA === mint ? p.mintB : p.mintA;
         a.others[j] = this.id(other);
         a.refs.push(p);
-        a.rateOut[j] = zeroSizeRate(p, mint);
-        a.rateIn[j] = zeroSizeRate(p, other);
+        compilePool(a, j, p, mint, other);
       }
       this.adjacency[token] = a;
     }
@@ -298,6 +353,13 @@ class Compiled {
     if (a !== undefined && index < a.refs.length) this.rate(a, t!, index, true);
   }
 
+  /** the cached rates of token t's pools brought up to date (the graph may hold other pool objects now) */
+  refreshStale(a: Adjacency, t: number): void {
+    const pools = a.pools;
+    const refs = a.refs;
+    for (let j = 0; j < refs.length; j++) if (pools[j] !== refs[j]) this.rate(a, t, j, true);
+  }
+
   private refreshAll(t: number): void {
     const a = this.adjacency[t]!;
     for (let j = 0; j < a.refs.length; j++) if (a.pools[j] !== a.refs[j]) this.rate(a, t, j, true);
@@ -311,9 +373,7 @@ class Compiled {
     const p = a.pools[j];
     if (p !== a.refs[j]) {
       const mint = this.mints[token];
-      a.refs[j] = p;
-      a.rateOut[j] = zeroSizeRate(p, mint);
-      a.rateIn[j] = zeroSizeRate(p, mint === p.mintA ? p.mintB : p.mintA);
+      compilePool(a, j, p, mint, mint === p.mintA ? p.mintB : p.mintA);
     }
     return out ? a.rateOut[j] : a.rateIn[j];
   }
@@ -669,16 +729,26 @@ function layered(
           indexed.push(layerTokens[li]);
         }
         const ta = c.adj(target);
+        if (!c.exact) c.refreshStale(ta, target);
         const tpools = ta.pools;
         const tothers = ta.others;
+        // trades into the target (ExactIn: from the other mint) or out of it (ExactOut, backwards)
+        const tguide = exactIn ? ta.guideIn : ta.guideOut;
         for (let j = 0; j < tpools.length; j++) {
           const o = tothers[j];
           const li = o < nextIndex.length ? nextIndex[o] : -1;
           if (li < 0) continue;
           const pool = tpools[j];
+          const cp = ta.cp[j] === 1;
           for (const node of layerLists[li]) {
-            const amount = exactIn ? pool.approxOut(mints[o], node.amount) : pool.approxIn(mints[target], node.amount);
-            if (!(amount > 0) || amount === Infinity || (exactIn && saturated(pool, mints[target], amount))) continue;
+            const amount = cp
+              ? exactIn
+                ? guideOut(tguide, 4 * j, node.amount)
+                : guideIn(tguide, 4 * j, node.amount)
+              : exactIn
+                ? pool.approxOut(mints[o], node.amount)
+                : pool.approxIn(mints[target], node.amount);
+            if (!(amount > 0) || amount === Infinity || (exactIn && !cp && saturated(pool, mints[target], amount))) continue;
             finish({ token: target, amount, score: exactIn ? amount : -amount, hops: h, pool, prev: node });
           }
         }
@@ -706,6 +776,12 @@ function layered(
         }
         // ExactIn: the most held; ExactOut: the least needed (lists are kept best first)
         const lead = nodes[0].amount;
+        // the zero-size rates of the token's pools in the walk's direction, up to date
+        if (!c.exact) c.refreshStale(a, token);
+        const hopRates = exactIn ? a.rateOut : a.rateIn;
+        // ExactIn trades from the token to u; ExactOut, walking backwards, from u to the token
+        const guide = exactIn ? a.guideOut : a.guideIn;
+        const Rlen = R === null ? 0 : R.length;
         // zero-size bound of the best completion through a pool (ExactIn: the hop token → u;
         // ExactOut, walking backwards: u → token), for the token's best node: below `cut`, the
         // pool is skipped for all of them
@@ -719,9 +795,10 @@ function layered(
           const idx = c.ints(end);
           let m = 0;
           for (let j = 0; j < end; j++) {
-            const r = at(R, others[j]);
+            const o = others[j];
+            const r = o < Rlen ? R[o] : 0;
             if (!(r > 0)) continue;
-            const hop = c.exact ? (exactIn ? a.rateOut[j] : a.rateIn[j]) : c.rate(a, token, j, exactIn);
+            const hop = hopRates[j];
             const v = exactIn ? lead * hop * r : -(lead / hop / r);
             if (v >= cut) {
               vals[m] = v;
@@ -744,14 +821,15 @@ function layered(
           const u = others[j];
           let r = 0;
           if (R !== null) {
-            r = at(R, u);
+            r = u < Rlen ? R[u] : 0;
             if (!(r > 0)) continue;
             if (picked === null) {
-              const hop = c.rate(a, token, j, exactIn);
+              const hop = hopRates[j];
               if (!((exactIn ? lead * hop * r : -(lead / hop / r)) >= cut)) continue;
             }
           }
           const pool = pools[j];
+          const cp = a.cp[j] === 1;
           for (const node of nodes) {
             let seen = false;
             for (let x: Node | null = node; x !== null; x = x.prev) {
@@ -763,10 +841,14 @@ function layered(
             if (seen) continue;
             let amount: number;
             if (exactIn) {
-              amount = pool.approxOut(mint, node.amount);
-              if (!(amount > 0) || saturated(pool, mints[u], amount)) continue;
+              if (cp) amount = guideOut(guide, 4 * j, node.amount);
+              else {
+                amount = pool.approxOut(mint, node.amount);
+                if (saturated(pool, mints[u], amount)) continue;
+              }
+              if (!(amount > 0)) continue;
             } else {
-              amount = pool.approxIn(mints[u], node.amount);
+              amount = cp ? guideIn(guide, 4 * j, node.amount) : pool.approxIn(mints[u], node.amount);
               if (!(amount > 0) || amount === Infinity) continue;
             }
             // score: higher is better in both modes
@@ -1049,4 +1131,4 @@ function trySplit(c: Compiled, candidates: CandidatePath[], req: RouteRequest, s
 
 /** internals for benchmarks and tests */
 /** for tests: the compiled form of a graph as the next search sees it (begins a search) */
-export const _testing = { compiled };
+export const _testing = { compiled, guideOut, guideIn };

@@ -1,4 +1,4 @@
-import { PoolQuoteError, type HopQuote, type Pool, type PoolKind } from '../../pool';
+import { PoolQuoteError, type ConstantProductGuide, type HopQuote, type Pool, type PoolKind } from '../../pool';
 import { PROGRAM_IDS } from '../../../../solana/src/programs';
 import { exactInWithTransferFees, exactOutWithTransferFees, transferKeep, type EpochTransferFee } from '../../transfer-fee';
 import type { CpmmAmmConfig, CpmmPoolState } from '../../../../solana/src/raydium-cpmm';
@@ -188,6 +188,10 @@ export class CpmmPool implements Pool {
     const { fees, rIn, rOut } = this.prepare(inputMint);
     const [tIn, tOut] = this.transferFees(inputMint);
     return exactOutWithTransferFees(amountOut, tIn, tOut, (gross) => CpmmPool.hop(cpmmSwapBaseOutput(gross, rIn, rOut, fees), fees));
+  }
+
+  constantProductGuide(inputMint: string): ConstantProductGuide {
+    return this.direction(inputMint) ? this.side01 : this.side10;
   }
 
   approxOut(inputMint: string, amountIn: number): number {
