@@ -266,7 +266,11 @@ class Compiled {
     r0: new Float64Array(0),
     r1: new Float64Array(0),
     r2: new Float64Array(0),
+    /** the tokens the current tables set, set[0 .. setLen) (never shrunk: no reallocation per search) */
     set: [] as number[],
+    setLen: 0,
+    /** the target's neighbours while the tables are computed (reused, never shrunk) */
+    first: [] as number[],
     one: [] as Float64Array[],
     two: [] as Float64Array[],
   };
@@ -445,9 +449,7 @@ class Compiled {
   private computeNearRates(target: number, towardTarget: boolean): Float64Array[] {
     const a = this.adj(target);
     // compile the neighbours first: every token within two hops then has an id
-    const near: number[] = [];
-    for (let j = 0; j < a.others.length; j++) near.push(a.others[j]);
-    for (const u of near) this.adj(u);
+    for (let j = 0; j < a.others.length; j++) this.adj(a.others[j]);
     const n = this.mints.length;
     // reused arrays: the entries the previous tables set go back to 0 first
     const sc = this.nearScratch;
@@ -456,49 +458,55 @@ class Compiled {
       sc.r0 = new Float64Array(size);
       sc.r1 = new Float64Array(size);
       sc.r2 = new Float64Array(size);
-      sc.set.length = 0;
+      sc.setLen = 0;
       sc.one = [sc.r0, sc.r1];
       sc.two = [sc.r0, sc.r1, sc.r2];
     }
     const { r0, r1, r2, set } = sc;
-    for (let i = 0; i < set.length; i++) {
+    for (let i = 0; i < sc.setLen; i++) {
       const u = set[i];
       r0[u] = r1[u] = r2[u] = 0;
     }
-    set.length = 0;
-    r0[target] = r1[target] = r2[target] = 1;
-    set.push(target);
-    const outward = !towardTarget;
-    const exact = this.exact;
-    const first: number[] = [];
-    for (let j = 0; j < a.others.length; j++) {
-      const u = a.others[j];
-      const x = this.rate(a, target, j, outward);
-      if (x > r1[u]) {
-        if (r1[u] === 0) {
-          first.push(u);
-          set.push(u);
-        }
-        r1[u] = r2[u] = x;
-      }
-    }
-    for (let i = 0; i < first.length; i++) {
-      const u = first[i];
-      const b = this.adj(u);
-      const ru = r1[u];
-      const pools = b.pools;
-      const refs = b.refs;
-      const others = b.others;
-      const rates = outward ? b.rateOut : b.rateIn;
-      for (let e = 0; e < others.length; e++) {
-        const w = others[e];
-        if (!exact && pools[e] !== refs[e]) this.rate(b, u, e, outward);
-        const x = ru * rates[e];
-        if (x > r2[w]) {
-          if (r2[w] === 0) set.push(w);
-          r2[w] = x;
+    let setLen = 0;
+    try {
+      r0[target] = r1[target] = r2[target] = 1;
+      set[setLen++] = target;
+      const outward = !towardTarget;
+      const exact = this.exact;
+      const first = sc.first;
+      let firstLen = 0;
+      for (let j = 0; j < a.others.length; j++) {
+        const u = a.others[j];
+        const x = this.rate(a, target, j, outward);
+        if (x > r1[u]) {
+          if (r1[u] === 0) {
+            first[firstLen++] = u;
+            set[setLen++] = u;
+          }
+          r1[u] = r2[u] = x;
         }
       }
+      for (let i = 0; i < firstLen; i++) {
+        const u = first[i];
+        const b = this.adj(u);
+        const ru = r1[u];
+        const pools = b.pools;
+        const refs = b.refs;
+        const others = b.others;
+        const rates = outward ? b.rateOut : b.rateIn;
+        for (let e = 0; e < others.length; e++) {
+          const w = others[e];
+          if (!exact && pools[e] !== refs[e]) this.rate(b, u, e, outward);
+          const x = ru * rates[e];
+          if (x > r2[w]) {
+            if (r2[w] === 0) set[setLen++] = w;
+            r2[w] = x;
+          }
+        }
+      }
+    } finally {
+      // what the next tables clear (never shrunk: no reallocation per search)
+      sc.setLen = setLen;
     }
     return sc.two;
   }
@@ -592,6 +600,19 @@ function kthLargest(vals: Float64Array, m: number, k: number): number {
     else return vals[want];
   }
   return vals[want];
+}
+
+/** list.splice(i, 1) without the array of removed elements */
+function removeAt<T>(list: T[], i: number): void {
+  for (let m = i + 1; m < list.length; m++) list[m - 1] = list[m];
+  list.length--;
+}
+
+/** list.splice(i, 0, x) without the array of removed elements */
+function insertAt<T>(list: T[], i: number, x: T): void {
+  list.push(x);
+  for (let m = list.length - 1; m > i; m--) list[m] = list[m - 1];
+  list[i] = x;
 }
 
 /** whether two partial paths walk the same tokens (same length by construction of a layer) */
@@ -715,6 +736,8 @@ function layered(
   };
   const seenTokens: number[] = [];
   const indexed: number[] = [];
+  // a layer token's nodes within the bound (reused; at most k)
+  const kept: Node[] = [];
   try {
     let layerTokens: number[] = [root.token];
     let layerLists: Node[][] = [[root]];
@@ -771,8 +794,15 @@ function layered(
         if (Rhere !== null && h > 1) {
           const Rt = at(Rhere, token);
           const floor = slack(bound);
-          nodes = nodes.filter((node) => (exactIn ? node.amount * Rt : -(node.amount / Rt)) >= floor);
-          if (nodes.length === 0) continue;
+          // into a reused array (the layer's list stays as it is)
+          const all = nodes;
+          kept.length = 0;
+          for (let i = 0; i < all.length; i++) {
+            const node = all[i];
+            if ((exactIn ? node.amount * Rt : -(node.amount / Rt)) >= floor) kept.push(node);
+          }
+          if (kept.length === 0) continue;
+          nodes = kept;
         }
         // ExactIn: the most held; ExactOut: the least needed (lists are kept best first)
         const lead = nodes[0].amount;
@@ -813,7 +843,8 @@ function layered(
             for (let i = 0; i < m; i++) if (vals[i] >= cut) idx[w++] = idx[i];
             m = w;
           }
-          picked = idx.slice(0, m);
+          // the scratch itself: nothing else takes c.ints() until this token's pools are done
+          picked = idx;
           count = m;
         }
         for (let e = 0; e < count; e++) {
@@ -884,9 +915,9 @@ function layered(
               }
             }
             if (twin >= 0 && twin < i) continue; // the same tokens already, with a better pool sequence
-            if (twin >= 0) list.splice(twin, 1);
+            if (twin >= 0) removeAt(list, twin);
             else if (list.length >= k) list.pop();
-            list.splice(i, 0, { token: u, amount, score, hops: h, pool, prev: node });
+            insertAt(list, i, { token: u, amount, score, hops: h, pool, prev: node });
           }
         }
       }
