@@ -426,7 +426,7 @@ class Compiled {
       this.pairIndex[from] = idx;
     }
     const l = idx.get(to);
-    return l ? l.map((j) => a.pools[j]) : [];
+    return l ? l.map((j) => a.pools[j]) : NO_POOLS;
   }
 
   /**
@@ -530,6 +530,8 @@ function compiled(graph: TokenGraph): Compiled {
   c.begin();
   return c;
 }
+
+const NO_POOLS: readonly Pool[] = Object.freeze([]);
 
 /** the rate table value of token u (0 past the table's end: out of reach) */
 function at(table: Float64Array, u: number): number {

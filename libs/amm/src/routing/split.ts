@@ -183,11 +183,14 @@ export function buildFlowGraph(candidates: readonly CandidatePath[], amount: num
     for (let i = n - 1; i >= 0; i--) for (const j of byRank[i]) if (outOf[j] + 1 > outOf[i]) outOf[i] = outOf[j] + 1;
   };
   if (Number.isFinite(maxHops)) chains();
+  // the graph's pairs by token ids (no key strings in the loop below)
+  const pairIds = new Set<number>();
+  for (const p of pairs.values()) pairIds.add(p.from * n + p.to);
   for (let i = 0; i < n; i++) {
     for (let j = i + 1; j < n; j++) {
       const a = order[i];
       const b = order[j];
-      if (pairs.has(`${names[a]}>${names[b]}`)) continue;
+      if (pairIds.has(a * n + b)) continue;
       if (into[i] + 1 + outOf[j] > maxHops) continue;
       if (pairPools(names[a], names[b]).length === 0) continue;
       linkPairs.push({ from: a, to: b, amount: tokenAmount[i], pools: new Set() });
