@@ -532,7 +532,7 @@ export async function bench(): Promise<BenchSection[]> {
     }
     // no integer route can pay out a fraction of a unit: the integer optimum is at most floor(D)
     const bound = Math.floor(dual.bound);
-    const g = gridSplit(inst, findCandidatePaths(graph, req, { candidatesPerToken: 8 }));
+    const g = gridSplit(inst, findCandidatePaths(graph, req, { candidatesPerToken: 8, candidatePaths: Infinity }));
     const gap = (v: bigint): number => ((bound - Number(v)) / bound) * 10_000;
     // a route error where a route exists counts as the whole output lost
     const og = r ? gap(r.amountOut) : 10_000;

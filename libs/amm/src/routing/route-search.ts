@@ -99,6 +99,8 @@ export interface RouteSearchOptions extends SplitOptions {
   hopSlack?: number;
   /** complete candidate paths recomputed exactly (default 12) */
   exactEvaluations?: number;
+  /** candidate paths one search returns at most, best estimate first (default 64) */
+  candidatePaths?: number;
   /** false: single paths only (default true: splits over pools and paths when they pay) */
   split?: boolean;
   /** increments of the greedy allocation at most (default 64; fewer for small trades) */
@@ -685,7 +687,11 @@ function searchCandidates(c: Compiled, req: RouteRequest, opts: RouteSearchOptio
   complete.sort((a, b) => (a.score === b.score ? a.hops - b.hops : b.score - a.score));
   const out: CandidatePath[] = [];
   const seen = new Set<string>();
+  // the best few are what the exact evaluations and the flow graph take: the long tail of a wide
+  // search is not materialised
+  const cap = opts.candidatePaths ?? 64;
   for (const done of complete) {
+    if (out.length >= cap) break;
     const pools: Pool[] = [];
     const path: string[] = [];
     for (let x: Node | null = done; x !== null; x = x.prev) {
