@@ -22,12 +22,10 @@
  *    accounts of a cashback coin: the quote ATA of the user's AMM volume accumulator, for a sell
  *    also the accumulator], [pool-v2 when the pool has a coin creator], a buyback fee recipient
  *    (read-only) and its quote ATA (writable). The SDK appends them; our builder appends them with
- *    `withRemainingAccounts: true` (identical to the SDK then) and, by default, still emits the
- *    IDL's accounts only, which is what the router sends today: the test pins that this is the
- *    SDK's instruction without those trailing accounts. The program rejects that form since the
- *    upgrade; the router (apps/router/src/swap/swap-builder.ts) must pass the option, and
- *    libs/solana/src/instructions/instructions.spec.ts, which requires the IDL's account count,
- *    must allow the remaining accounts: neither file belongs to this change.
+ *    `withRemainingAccounts: true` (identical to the SDK then), which the router passes for every
+ *    PumpSwap hop (apps/router/src/swap/swap-builder.ts). Without the option the builder emits
+ *    the IDL's accounts only, a form the program rejects since the upgrade: the test pins that
+ *    this is the SDK's instruction without those trailing accounts.
  *  - track_volume (the OptionBool after the two amounts of buy / buy_exact_quote_in): the SDK
  *    sends Some(true), we send false: no volume tracking for the user (no token incentives
  *    accrue; the program needs no user volume accumulator to be created for it). Only that last
@@ -177,7 +175,7 @@ describe('PumpSwap swap instructions vs @pump-fun/pump-swap-sdk (buyInstructions
       ];
       for (const v of variants) {
         for (const rnd of [0, 0.99]) {
-          it(`${v.name}, SDK's random pick ${rnd}: identical with the remaining accounts but track_volume; the router's form lacks them`, async () => {
+          it(`${v.name}, SDK's random pick ${rnd}: identical with the remaining accounts but track_volume; the IDL-only form lacks them`, async () => {
             jest.spyOn(Math, 'random').mockReturnValue(rnd);
             const user = v.buy
               ? { wallet, source: associatedTokenAddress(wallet, ours.quoteMint, quoteProgram.toBase58()), destination: associatedTokenAddress(wallet, ours.baseMint, c.baseProgram.toBase58()) }
@@ -246,10 +244,10 @@ describe('PumpSwap swap instructions vs @pump-fun/pump-swap-sdk (buyInstructions
               if (c.state.isCashbackCoin) expect(mine.keys[base].pubkey).toBe(associatedTokenAddress(pumpAmmUserVolumeAccumulator(wallet), ours.quoteMint, quoteProgram.toBase58()));
               if (c.state.coinCreator !== DEFAULT_PUBKEY) expect(mine.keys).toContainEqual({ pubkey: pumpAmmPoolV2(ours.baseMint), isSigner: false, isWritable: false });
 
-              // documented: the router's form today (no option) is the SDK's without the remaining accounts
-              const routerForm = flat(pumpAmmSwap({ ...args, ...(rnd === 0 ? {} : pick) }));
-              expect(routerForm.keys).toEqual(mine.keys.slice(0, base));
-              expect(routerForm.data).toBe(mine.data);
+              // documented: the form without the option is the SDK's without the remaining accounts
+              const idlForm = flat(pumpAmmSwap({ ...args, ...(rnd === 0 ? {} : pick) }));
+              expect(idlForm.keys).toEqual(mine.keys.slice(0, base));
+              expect(idlForm.data).toBe(mine.data);
             }
           });
         }

@@ -17,12 +17,10 @@
  *    bonding-curve-v2 (["bonding-curve-v2", mint], read-only) and one of the 8 buyback fee
  *    recipients (writable): 18 accounts for a buy, 16 for a sell, 17 for the sell of a cashback
  *    coin, whose user volume accumulator (writable) comes first. The SDK appends them; our
- *    builder appends them with `withRemainingAccounts: true` (identical to the SDK then) and, by
- *    default, still emits the IDL's accounts only, which is what the router sends today: the test
- *    pins that this is the SDK's instruction without those trailing accounts. The program rejects
- *    that form since the upgrade; the router (apps/router/src/swap/swap-builder.ts) must pass the
- *    option, and libs/solana/src/instructions/instructions.spec.ts, which requires the IDL's
- *    account count, must allow the remaining accounts: neither file belongs to this change.
+ *    builder appends them with `withRemainingAccounts: true` (identical to the SDK then), which
+ *    the router passes for every pump.fun hop (apps/router/src/swap/swap-builder.ts). Without the
+ *    option the builder emits the IDL's accounts only, a form the program rejects since the
+ *    upgrade: the test pins that this is the SDK's instruction without those trailing accounts.
  *  - track_volume (the OptionBool after the two amounts of buy / buy_exact_sol_in): the SDK sends
  *    Some(true), we send false (no volume tracking for token incentives). Only that last data
  *    byte differs.
@@ -110,7 +108,7 @@ describe('pump.fun swap instructions vs @pump-fun/pump-sdk (getBuyInstructionRaw
       ];
       for (const v of variants) {
         for (const buyback of [PUMP_BUYBACK_FEE_RECIPIENTS[0], PUMP_BUYBACK_FEE_RECIPIENTS[7]]) {
-          it(`${v.name}, buyback recipient ${buyback.slice(0, 6)}: identical with the remaining accounts but track_volume; the router's form lacks them`, async () => {
+          it(`${v.name}, buyback recipient ${buyback.slice(0, 6)}: identical with the remaining accounts but track_volume; the IDL-only form lacks them`, async () => {
             const buybackKey = new PublicKey(buyback);
             for (const [amount, threshold] of AMOUNTS) {
               let sdkIx: TransactionInstruction;
@@ -181,10 +179,10 @@ describe('pump.fun swap instructions vs @pump-fun/pump-sdk (getBuyInstructionRaw
               ]);
               if (!v.buy && c.curve.isCashbackCoin) expect(mine.keys[idlCount]).toEqual({ pubkey: pumpFunUserVolumeAccumulator(wallet), isSigner: false, isWritable: true });
 
-              // documented: the router's form today (no option) is the SDK's without the remaining accounts
-              const routerForm = flat(pumpFunSwap(args));
-              expect(routerForm.keys).toEqual(mine.keys.slice(0, idlCount));
-              expect(routerForm.data).toBe(mine.data);
+              // documented: the form without the option is the SDK's without the remaining accounts
+              const idlForm = flat(pumpFunSwap(args));
+              expect(idlForm.keys).toEqual(mine.keys.slice(0, idlCount));
+              expect(idlForm.data).toBe(mine.data);
             }
           });
         }

@@ -12,7 +12,11 @@
  * - the swap instructions of the six liquidity programs, decoded from their data and accounts:
  *   the pool's exact quote (the same integer math as the program) fills them, the bound is
  *   checked (slippage → the program's own error code), the user's token accounts (or lamports
- *   for pump.fun's SOL side) are debited and credited.
+ *   for pump.fun's SOL side) are debited and credited. pump.fun and PumpSwap swaps must carry
+ *   the accounts those programs take after their IDL's list since the 2026-04-28 upgrade
+ *   (bonding-curve-v2 / pool-v2, a buyback fee recipient their Global / GlobalConfig lists and,
+ *   for PumpSwap, its quote token account; a cashback coin's accumulator accounts first), or
+ *   they fail with the program's error.
  * The first failing instruction fails the whole transaction; nothing is kept (simulate) unless
  * `commit` is asked (the sim `send`). Pool reserves are not moved by a simulated swap (a route
  * never visits the same pool twice, so one transaction never sees its own pool effects).
@@ -25,7 +29,17 @@ import { MINTS, PROGRAM_IDS } from '../../../../libs/solana/src/programs';
 import { decodeTokenAccount } from '../../../../libs/solana/src/spl-token';
 import { decodeAddressLookupTable } from '../../../../libs/solana/src/address-lookup-table';
 import { associatedTokenAddress, isTokenProgram } from '../../../../libs/solana/src/instructions/common';
-import { AMM_V4_TAG, SWAP_DISCRIMINATORS } from '../../../../libs/solana/src/instructions/programs';
+import {
+  AMM_V4_TAG,
+  PUMP_BUYBACK_FEE_RECIPIENTS,
+  pumpAmmPoolV2,
+  pumpAmmUserVolumeAccumulator,
+  pumpFunBondingCurveV2,
+  pumpFunUserVolumeAccumulator,
+  SWAP_DISCRIMINATORS,
+} from '../../../../libs/solana/src/instructions/programs';
+import { PumpAmmPool } from '../../../../libs/amm/src/programs/pump-amm/pool';
+import { PumpFunCurve } from '../../../../libs/amm/src/programs/pump-fun/pool';
 import { SLIPPAGE_ERROR_CODES, TOKEN_INSUFFICIENT_FUNDS, type LatestBlockhash, type SimulationResult } from './chain-gateway';
 
 export const TOKEN_ACCOUNT_RENT = 2_039_280n;
@@ -393,6 +407,7 @@ export class SimChain {
     }
     const p = accounts.pool(pool);
     if (!p || p.programId !== program) throw new Fail(`pool ${pool}: AccountNotInitialized or not routable`);
+    if (p instanceof PumpFunCurve || p instanceof PumpAmmPool) checkPumpRemainingAccounts(p, is(SWAP_DISCRIMINATORS.pumpSell), ix.accountKeyIndexes.length, acc);
     const srcTok = source === null ? null : getTok(source);
     if (source !== null && !srcTok) throw new Fail(`source token account ${source}: AccountNotInitialized`, 'insufficient-funds');
     inputMint ??= srcTok!.mint;
@@ -422,4 +437,54 @@ export class SimChain {
 
 function fail(msg: string): never {
   throw new Fail(msg);
+}
+
+/** accounts of the IDL's buy / sell (pump.fun buy and buy_exact_sol_in; PumpSwap buy and buy_exact_quote_in) */
+const PUMP_IDL_ACCOUNTS = { pumpFun: { buy: 16, sell: 14 }, pumpSwap: { buy: 23, sell: 21 } };
+/** [BuybackFeeRecipientMissing, BuybackFeeRecipientNotAuthorized] of each program's IDL */
+const PUMP_BUYBACK_ERRORS = { pumpFun: [6062, 6057], pumpSwap: [6058, 6053] } as const;
+/** Anchor's ConstraintSeeds: an account is not the PDA its seeds give */
+const CONSTRAINT_SEEDS = 2006;
+
+/**
+ * The accounts pump.fun and PumpSwap take after the IDL's list since the 2026-04-28 upgrade, as
+ * the instruction builders document them: pump.fun [the user volume accumulator of a cashback
+ * coin's sell], bonding-curve-v2, a buyback fee recipient; PumpSwap [a cashback coin's user
+ * volume accumulator quote account, for a sell also the accumulator], [pool-v2 of a pool with a
+ * coin creator], a buyback fee recipient and its quote token account. The recipient must be one
+ * the Global / GlobalConfig lists (the documented set when it lists none).
+ */
+function checkPumpRemainingAccounts(p: PumpFunCurve | PumpAmmPool, sell: boolean, count: number, acc: (i: number) => string): void {
+  const fun = p instanceof PumpFunCurve;
+  const [missing, unauthorized] = PUMP_BUYBACK_ERRORS[fun ? 'pumpFun' : 'pumpSwap'];
+  const start = PUMP_IDL_ACCOUNTS[fun ? 'pumpFun' : 'pumpSwap'][sell ? 'sell' : 'buy'];
+  const user = acc(fun ? 6 : 1);
+  let seeded: string[];
+  let listed: readonly string[];
+  let quote: { mint: string; program: string } | null = null;
+  if (fun) {
+    seeded = [...(sell && p.curve.isCashbackCoin ? [pumpFunUserVolumeAccumulator(user)] : []), pumpFunBondingCurveV2(acc(2))];
+    listed = p.global.buybackFeeRecipients ?? [];
+  } else {
+    const st = p.pool;
+    quote = { mint: st.quoteMint, program: acc(12) };
+    const uva = pumpAmmUserVolumeAccumulator(user);
+    seeded = [
+      ...(st.isCashbackCoin ? [associatedTokenAddress(uva, st.quoteMint, quote.program), ...(sell ? [uva] : [])] : []),
+      ...(st.coinCreator !== PROGRAM_IDS.system ? [pumpAmmPoolV2(st.baseMint)] : []),
+    ];
+    listed = p.globalConfig.buybackFeeRecipients ?? [];
+  }
+  const code = (c: number, name: string): Fail => new Fail(`custom program error: 0x${c.toString(16)} (${name})`);
+  if (count < start + seeded.length + (fun ? 1 : 2)) throw code(missing, 'BuybackFeeRecipientMissing: the remaining accounts of the 2026-04-28 upgrade are missing');
+  seeded.forEach((k, i) => {
+    if (acc(start + i) !== k) throw code(CONSTRAINT_SEEDS, `ConstraintSeeds: remaining account ${i} is ${acc(start + i)}, expected ${k}`);
+  });
+  const buyback = acc(start + seeded.length);
+  const set: readonly string[] = listed.filter((k) => k !== PROGRAM_IDS.system);
+  if (!(set.length > 0 ? set : (PUMP_BUYBACK_FEE_RECIPIENTS as readonly string[])).includes(buyback)) throw code(unauthorized, `BuybackFeeRecipientNotAuthorized: ${buyback}`);
+  if (quote !== null) {
+    const ata = associatedTokenAddress(buyback, quote.mint, quote.program);
+    if (acc(start + seeded.length + 1) !== ata) throw code(CONSTRAINT_SEEDS, `ConstraintSeeds: the buyback fee recipient's quote account is ${acc(start + seeded.length + 1)}, expected ${ata}`);
+  }
 }

@@ -4,7 +4,7 @@
  * writable flags, it fits 1232 bytes; executed by the sim chain, balances move by exactly the
  * quoted amounts; slippage, missing funds and the aggregator fee behave as documented.
  */
-import { Keypair, VersionedTransaction } from '@solana/web3.js';
+import { Keypair, TransactionInstruction, VersionedTransaction } from '@solana/web3.js';
 import { SimMarket } from '../../../ingestor/src/sim/market';
 import { Projection } from '../projection/projection';
 import { encodePoolUpdate } from '../../../../libs/contracts/src/pool-update';
@@ -13,6 +13,8 @@ import { PumpAmmPool } from '../../../../libs/amm/src/programs/pump-amm/pool';
 import { PumpFunCurve } from '../../../../libs/amm/src/programs/pump-fun/pool';
 import { PUMP_BUYBACK_FEE_RECIPIENTS, pumpAmmPoolV2, pumpFunBondingCurveV2 } from '../../../../libs/solana/src/instructions/programs';
 import { MINTS, PROGRAM_IDS } from '../../../../libs/solana/src/programs';
+import { decodePumpGlobal, encodePumpGlobal, pumpGlobalAddress } from '../../../../libs/solana/src/pump-fun';
+import { decodePumpAmmGlobalConfig, encodePumpAmmGlobalConfig, pumpAmmGlobalConfigAddress } from '../../../../libs/solana/src/pump-amm';
 import { associatedTokenAddress } from '../../../../libs/solana/src/instructions/common';
 import { buildSwap, MissingPoolDataError, shareOut, type AggregatorFee } from './swap-builder';
 import { compileTransaction, PACKET_DATA_SIZE } from './transaction';
@@ -231,6 +233,61 @@ describe('buildSwap', () => {
         expect([MINTS.SOL, MINTS.USDC]).toContain(pool.pool.quoteMint);
         expect(keys.slice(-2)).toEqual([buyback, associatedTokenAddress(buyback, pool.pool.quoteMint)]);
       }
+    }
+
+    // the Global / GlobalConfig accounts list buyback fee recipients: the hops pay the first one listed
+    const listedFun = PUMP_BUYBACK_FEE_RECIPIENTS[3];
+    const listedAmm = PUMP_BUYBACK_FEE_RECIPIENTS[6];
+    const listing = (first: string): string[] => [PROGRAM_IDS.system, first, ...PUMP_BUYBACK_FEE_RECIPIENTS.filter((k) => k !== first).slice(0, 6)];
+    const g = p.account(pumpGlobalAddress())!;
+    const gc = p.account(pumpAmmGlobalConfigAddress())!;
+    const write = (address: string, owner: string, data: Buffer): void => {
+      p.apply({ partition: 0, offset: o++, value: encodePoolUpdate({ slot: p.slot, address, owner, lamports: 1_000_000n, data, source: 'sim' }) });
+    };
+    write(pumpGlobalAddress(), g.owner, encodePumpGlobal({ ...decodePumpGlobal(g.data), buybackFeeRecipients: listing(listedFun) }, g.data.length));
+    write(pumpAmmGlobalConfigAddress(), gc.owner, encodePumpAmmGlobalConfig({ ...decodePumpAmmGlobalConfig(gc.data), buybackFeeRecipients: listing(listedAmm) }, gc.data.length));
+    const curve = p.pool(pumpFun[0].address) as PumpFunCurve;
+    const amm = p.pool(pumpSwap[0].address) as PumpAmmPool;
+    expect(curve.global.buybackFeeRecipients[1]).toBe(listedFun);
+    expect(keysOf(curve, MINTS.SOL, PROGRAM_IDS.pumpFun).at(-1)).toEqual({ key: listedFun, w: true });
+    expect(keysOf(amm, amm.pool.quoteMint, PROGRAM_IDS.pumpSwapAmm).slice(-2).map((k) => k.key)).toEqual([listedAmm, associatedTokenAddress(listedAmm, amm.pool.quoteMint)]);
+  });
+
+  it('the sim chain executes pump.fun and PumpSwap hops with those accounts and, as the upgraded programs, refuses them without', () => {
+    const all = new SimMarket({ seed: 9, pools: 80, tokens: 20, swapsPerSlot: 4, programs: 'all' });
+    const p = new Projection();
+    let o = 0;
+    for (const u of all.genesis()) p.apply({ partition: 0, offset: o++, value: encodePoolUpdate(u) });
+    const pools = p.markets().filter((m) => m.routable).map((m) => p.pool(m.address));
+    const curve = pools.find((x): x is PumpFunCurve => x instanceof PumpFunCurve)!;
+    const amm = pools.find((x): x is PumpAmmPool => x instanceof PumpAmmPool && x.pool.quoteMint === MINTS.SOL && x.pool.coinCreator !== PROGRAM_IDS.system)!;
+    const run = (pool: PumpFunCurve | PumpAmmPool, edit: (keys: TransactionInstruction['keys']) => TransactionInstruction['keys']) => {
+      const wallet = Keypair.generate().publicKey.toBase58();
+      const outputMint = pool.mintA === MINTS.SOL ? pool.mintB : pool.mintA;
+      const route = evaluatePath({ pools: [pool], mints: [MINTS.SOL, outputMint] }, 'ExactIn', 10n ** 7n);
+      const built = buildSwap({ route, userWallet: wallet, slippageBps: 50, fee: null, computeUnitPriceMicroLamports: 0n }, p);
+      const instructions = built.instructions.map((ix) =>
+        ix.programId.toBase58() === pool.programId ? new TransactionInstruction({ programId: ix.programId, keys: edit(ix.keys), data: ix.data }) : ix,
+      );
+      const chain = new SimChain();
+      chain.fund(p, wallet, null, 10n ** 10n);
+      const { blockhash } = chain.blockhashAt(p.slot);
+      return chain.execute(p, VersionedTransaction.deserialize(compileTransaction(wallet, instructions, blockhash, []).bytes), p.slot);
+    };
+    const stranger = Keypair.generate().publicKey;
+    for (const [pool, tail, missing, unauthorized] of [
+      [curve, 2, '0x17ae (BuybackFeeRecipientMissing', '0x17a9 (BuybackFeeRecipientNotAuthorized'],
+      [amm, 3, '0x17aa (BuybackFeeRecipientMissing', '0x17a5 (BuybackFeeRecipientNotAuthorized'],
+    ] as const) {
+      const ok = run(pool, (k) => k);
+      expect({ label: pool.label, error: ok.error }).toEqual({ label: pool.label, error: '' });
+      // the IDL's accounts only: refused
+      expect(run(pool, (k) => k.slice(0, -tail)).error).toContain(missing);
+      // a buyback fee recipient the global account does not list: refused
+      const buybackAt = pool instanceof PumpFunCurve ? 1 : 2;
+      expect(run(pool, (k) => k.map((m, i) => (i === k.length - buybackAt ? { ...m, pubkey: stranger } : m))).error).toContain(unauthorized);
+      // bonding-curve-v2 / pool-v2 swapped for another address: refused
+      expect(run(pool, (k) => k.map((m, i) => (i === k.length - tail ? { ...m, pubkey: stranger } : m))).error).toContain('0x7d6 (ConstraintSeeds');
     }
   });
 });

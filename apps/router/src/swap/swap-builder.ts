@@ -64,6 +64,7 @@ import {
   decodeSerumMarketAccounts,
   orcaWhirlpoolSwapV2,
   pumpAmmSwap,
+  pumpFunBuybackFeeRecipient,
   pumpFunSwap,
   raydiumAmmV4Swap,
   raydiumClmmSwapV2,
@@ -474,7 +475,7 @@ function hopInstruction(
       // since the 2026-04-28 upgrade: bonding-curve-v2, a buyback fee recipient of the Global
       // account (the program's default set when the Global lists none), cashback accumulator
       withRemainingAccounts: true,
-      buybackFeeRecipient: pool.global.buybackFeeRecipients?.find((k) => k !== PROGRAM_IDS.system),
+      buybackFeeRecipient: pumpFunBuybackFeeRecipient(pool.global),
     });
   }
   void outputMint;

@@ -2,6 +2,8 @@
  * Instruction builders against the programs' IDLs (fixtures/idl): discriminator, argument byte
  * length, account count, per-position signer / writable flags, fixed addresses and constant-seed
  * PDAs; the ATA derivation against real mainnet user ATAs; native program layouts by hand.
+ * pump.fun and PumpSwap with their remaining accounts (since the 2026-04-28 upgrade): the IDL's
+ * accounts first, then the documented tail with its writable flags.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -27,7 +29,11 @@ import {
 import {
   decodeSerumMarketAccounts,
   orcaWhirlpoolSwapV2,
+  PUMP_BUYBACK_FEE_RECIPIENTS,
+  pumpAmmBuybackFeeRecipient,
+  pumpAmmProtocolFeeRecipient,
   pumpAmmSwap,
+  pumpFunBuybackFeeRecipient,
   pumpFunSwap,
   raydiumAmmV4Swap,
   raydiumClmmSwapV2,
@@ -88,6 +94,24 @@ function idlInstruction(file: string, name: string): { accounts: IdlAccount[]; d
   }
   return { accounts, disc: ix.discriminator ? Buffer.from(ix.discriminator) : null, argBytes, programId: d.address ?? d.metadata?.address };
 }
+
+/**
+ * An instruction that carries remaining accounts after the IDL's: the IDL's part is checked as
+ * expectMatchesIdl does; returns the tail as {key, w, s}.
+ */
+function expectIdlThenTail(ix: TransactionInstruction, file: string, name: string, programId: string): Array<{ key: string; w: boolean; s: boolean }> {
+  const n = idlInstruction(file, name).accounts.length;
+  expect(ix.keys.length).toBeGreaterThan(n);
+  expectMatchesIdl({ ...ix, keys: ix.keys.slice(0, n) } as TransactionInstruction, file, name, programId);
+  return ix.keys.slice(n).map((k) => ({ key: k.pubkey.toBase58(), w: k.isWritable, s: k.isSigner }));
+}
+
+const pdaOf = (programId: string, ...seeds: Array<string | Buffer>): string =>
+  PublicKey.findProgramAddressSync(
+    seeds.map((x) => (typeof x === 'string' ? Buffer.from(x) : x)),
+    new PublicKey(programId),
+  )[0].toBase58();
+const keyBytes = (k: string): Buffer => new PublicKey(k).toBuffer();
 
 function expectMatchesIdl(ix: TransactionInstruction, file: string, name: string, programId: string, opts: { discLen?: number } = {}): void {
   const spec = idlInstruction(file, name);
@@ -263,6 +287,71 @@ describe('PumpSwap', () => {
     expect(sell.keys[9].pubkey.toBase58()).toBe(cfg.protocolFeeRecipients[1]);
     expect(sell.keys[10].pubkey.toBase58()).toBe(associatedTokenAddress(cfg.protocolFeeRecipients[1], MINTS.SOL));
   });
+
+  describe('withRemainingAccounts (since the 2026-04-28 upgrade)', () => {
+    const f = 'pump_amm.pump-public-docs.json';
+    const poolV2 = (baseMint: string): string => pdaOf(PROGRAM_IDS.pumpSwapAmm, 'pool-v2', keyBytes(baseMint));
+    const uva = (wallet: string): string => pdaOf(PROGRAM_IDS.pumpSwapAmm, 'user_volume_accumulator', keyBytes(wallet));
+    const variants = [
+      { name: 'buy', inputMint: MINTS.SOL, mode: 'ExactOut' as const },
+      { name: 'buy_exact_quote_in', inputMint: MINTS.SOL, mode: 'ExactIn' as const },
+      { name: 'sell', inputMint: st.baseMint, mode: 'ExactIn' as const },
+    ];
+
+    it('the IDL accounts, then pool-v2 (read-only), the buyback fee recipient (read-only) and its quote ATA (writable)', () => {
+      for (const v of variants) {
+        const ix = pumpAmmSwap({ ...args, inputMint: v.inputMint, mode: v.mode, amount: 10n, threshold: 20n, user: user(), withRemainingAccounts: true });
+        const buyback = PUMP_BUYBACK_FEE_RECIPIENTS[0];
+        expect({ v: v.name, tail: expectIdlThenTail(ix, f, v.name, PROGRAM_IDS.pumpSwapAmm) }).toEqual({
+          v: v.name,
+          tail: [
+            { key: poolV2(st.baseMint), w: false, s: false },
+            { key: buyback, w: false, s: false },
+            { key: associatedTokenAddress(buyback, MINTS.SOL), w: true, s: false },
+          ],
+        });
+        // off: exactly the IDL's accounts
+        expectMatchesIdl(pumpAmmSwap({ ...args, inputMint: v.inputMint, mode: v.mode, amount: 10n, threshold: 20n, user: user() }), f, v.name, PROGRAM_IDS.pumpSwapAmm);
+      }
+    });
+
+    it('a cashback coin first takes its user volume accumulator quote ATA (a sell also the accumulator); a pool without coin creator takes no pool-v2', () => {
+      const cashback = { ...st, isCashbackCoin: true, coinCreator: PROGRAM_IDS.system } as PumpAmmPoolState;
+      for (const v of variants) {
+        const u = user();
+        const ix = pumpAmmSwap({ ...args, state: cashback, inputMint: v.inputMint, mode: v.mode, amount: 10n, threshold: 20n, user: u, withRemainingAccounts: true });
+        const acc = uva(u.wallet);
+        const buyback = PUMP_BUYBACK_FEE_RECIPIENTS[0];
+        expect({ v: v.name, tail: expectIdlThenTail(ix, f, v.name, PROGRAM_IDS.pumpSwapAmm) }).toEqual({
+          v: v.name,
+          tail: [
+            { key: associatedTokenAddress(acc, MINTS.SOL), w: true, s: false },
+            ...(v.name === 'sell' ? [{ key: acc, w: true, s: false }] : []),
+            { key: buyback, w: false, s: false },
+            { key: associatedTokenAddress(buyback, MINTS.SOL), w: true, s: false },
+          ],
+        });
+      }
+    });
+
+    it('the buyback fee recipient is the GlobalConfig\'s first set one (else the documented first); a mayhem-mode pool pays a reserved fee recipient', () => {
+      const listed = key();
+      const withList = { ...cfg, buybackFeeRecipients: [PROGRAM_IDS.system, listed, ...Array(6).fill(PROGRAM_IDS.system)] } as PumpAmmGlobalConfig;
+      expect(pumpAmmBuybackFeeRecipient(withList)).toBe(listed);
+      expect(pumpAmmBuybackFeeRecipient(cfg)).toBe(PUMP_BUYBACK_FEE_RECIPIENTS[0]);
+      expect(pumpAmmBuybackFeeRecipient({ buybackFeeRecipients: Array(8).fill(PROGRAM_IDS.system) })).toBe(PUMP_BUYBACK_FEE_RECIPIENTS[0]);
+      const ix = pumpAmmSwap({ ...args, globalConfig: withList, inputMint: MINTS.SOL, mode: 'ExactIn', amount: 10n, threshold: 20n, user: user(), withRemainingAccounts: true });
+      expect(ix.keys.slice(-2).map((k) => k.pubkey.toBase58())).toEqual([listed, associatedTokenAddress(listed, MINTS.SOL)]);
+
+      const reserved = key();
+      const mayhemCfg = { ...cfg, reservedFeeRecipient: reserved, reservedFeeRecipients: [key()] } as PumpAmmGlobalConfig;
+      expect(pumpAmmProtocolFeeRecipient(mayhemCfg, true)).toBe(reserved);
+      expect(pumpAmmProtocolFeeRecipient(mayhemCfg, false)).toBe(cfg.protocolFeeRecipients[1]);
+      const m = pumpAmmSwap({ ...args, globalConfig: mayhemCfg, state: { ...st, isMayhemMode: true }, inputMint: MINTS.SOL, mode: 'ExactIn', amount: 10n, threshold: 20n, user: user(), withRemainingAccounts: true });
+      expect(m.keys[9].pubkey.toBase58()).toBe(reserved);
+      expect(m.keys[10].pubkey.toBase58()).toBe(associatedTokenAddress(reserved, MINTS.SOL));
+    });
+  });
 });
 
 describe('pump.fun', () => {
@@ -278,6 +367,55 @@ describe('pump.fun', () => {
     const curveAddr = PublicKey.findProgramAddressSync([Buffer.from('bonding-curve'), new PublicKey(mint).toBuffer()], new PublicKey(PROGRAM_IDS.pumpFun))[0].toBase58();
     expect(sell.keys[3].pubkey.toBase58()).toBe(curveAddr);
     expect(sell.keys[4].pubkey.toBase58()).toBe(associatedTokenAddress(curveAddr, mint));
+  });
+
+  describe('withRemainingAccounts (since the 2026-04-28 upgrade)', () => {
+    const f = 'pump.pump-public-docs.json';
+    const bondingCurveV2 = pdaOf(PROGRAM_IDS.pumpFun, 'bonding-curve-v2', keyBytes(mint));
+    // the IDL's v2 swaps name the buyback fee recipient as an account: writable there too
+    const buybackWritable = idlInstruction(f, 'buy_v2').accounts.find((a) => a.name === 'buyback_fee_recipient')!.writable;
+    const variants = [
+      { name: 'buy', inputMint: MINTS.SOL, mode: 'ExactOut' as const, count: 18 },
+      { name: 'buy_exact_sol_in', inputMint: MINTS.SOL, mode: 'ExactIn' as const, count: 18 },
+      { name: 'sell', inputMint: mint, mode: 'ExactIn' as const, count: 16 },
+    ];
+
+    it('the IDL accounts, then bonding-curve-v2 (read-only) and the buyback fee recipient (writable)', () => {
+      expect(buybackWritable).toBe(true);
+      for (const v of variants) {
+        const ix = pumpFunSwap({ ...base, inputMint: v.inputMint, mode: v.mode, amount: 1n, threshold: 2n, withRemainingAccounts: true });
+        expect(ix.keys.length).toBe(v.count);
+        expect({ v: v.name, tail: expectIdlThenTail(ix, f, v.name, PROGRAM_IDS.pumpFun) }).toEqual({
+          v: v.name,
+          tail: [
+            { key: bondingCurveV2, w: false, s: false },
+            { key: PUMP_BUYBACK_FEE_RECIPIENTS[0], w: buybackWritable, s: false },
+          ],
+        });
+      }
+    });
+
+    it('the sell of a cashback coin first takes the user volume accumulator (writable), as the IDL\'s sell docs order it; a buy does not', () => {
+      const cashback = { ...curve, isCashbackCoin: true } as PumpBondingCurve;
+      const uva = pdaOf(PROGRAM_IDS.pumpFun, 'user_volume_accumulator', keyBytes(base.wallet));
+      expect(idl(f).instructions.find((i: any) => i.name === 'sell').docs.join(' ')).toMatch(/\[0\] user_volume_accumulator,\s*\[1\] bonding_curve_v2/);
+      const sell = pumpFunSwap({ ...base, curve: cashback, inputMint: mint, mode: 'ExactIn', amount: 1n, threshold: 2n, withRemainingAccounts: true, buybackFeeRecipient: PUMP_BUYBACK_FEE_RECIPIENTS[5] });
+      expect(sell.keys.length).toBe(17);
+      expect(expectIdlThenTail(sell, f, 'sell', PROGRAM_IDS.pumpFun)).toEqual([
+        { key: uva, w: true, s: false },
+        { key: bondingCurveV2, w: false, s: false },
+        { key: PUMP_BUYBACK_FEE_RECIPIENTS[5], w: true, s: false },
+      ]);
+      const buy = pumpFunSwap({ ...base, curve: cashback, inputMint: MINTS.SOL, mode: 'ExactIn', amount: 1n, threshold: 2n, withRemainingAccounts: true });
+      expect(buy.keys.length).toBe(18);
+    });
+
+    it('the buyback fee recipient of the Global account: its first set one, else the documented first', () => {
+      const listed = key();
+      expect(pumpFunBuybackFeeRecipient({ buybackFeeRecipients: [PROGRAM_IDS.system, listed, ...Array(6).fill(PROGRAM_IDS.system)] })).toBe(listed);
+      expect(pumpFunBuybackFeeRecipient({ buybackFeeRecipients: Array(8).fill(PROGRAM_IDS.system) })).toBe(PUMP_BUYBACK_FEE_RECIPIENTS[0]);
+      expect(pumpFunBuybackFeeRecipient({})).toBe(PUMP_BUYBACK_FEE_RECIPIENTS[0]);
+    });
   });
 });
 

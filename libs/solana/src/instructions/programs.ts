@@ -367,6 +367,32 @@ export const PUMP_BUYBACK_FEE_RECIPIENTS = [
 /** The first non-default address of a recipient list. */
 const firstSet = (list: readonly string[]): string | undefined => list.find((x) => x !== PROGRAM_IDS.system);
 
+/**
+ * The buyback fee recipient a pump.fun swap pays by default: the first one the Global account
+ * lists (Global.buybackFeeRecipients), else PUMP_BUYBACK_FEE_RECIPIENTS[0] (a Global of the
+ * layout before the upgrade lists none).
+ */
+export function pumpFunBuybackFeeRecipient(global: { buybackFeeRecipients?: readonly string[] }): string {
+  return firstSet(global.buybackFeeRecipients ?? []) ?? PUMP_BUYBACK_FEE_RECIPIENTS[0];
+}
+
+/** The buyback fee recipient a PumpSwap swap pays by default: the first of GlobalConfig.buybackFeeRecipients, else PUMP_BUYBACK_FEE_RECIPIENTS[0]. */
+export function pumpAmmBuybackFeeRecipient(gc: Pick<PumpAmmGlobalConfig, 'buybackFeeRecipients'>): string {
+  return firstSet(gc.buybackFeeRecipients ?? []) ?? PUMP_BUYBACK_FEE_RECIPIENTS[0];
+}
+
+/**
+ * The protocol fee recipient a PumpSwap swap pays by default: the first non-default one of
+ * GlobalConfig.protocolFeeRecipients, or of [reservedFeeRecipient, ...reservedFeeRecipients] for
+ * a mayhem-mode pool (as the program requires); undefined when the config lists none.
+ */
+export function pumpAmmProtocolFeeRecipient(
+  gc: Pick<PumpAmmGlobalConfig, 'protocolFeeRecipients' | 'reservedFeeRecipient' | 'reservedFeeRecipients'>,
+  mayhemMode: boolean,
+): string | undefined {
+  return mayhemMode ? firstSet([gc.reservedFeeRecipient, ...(gc.reservedFeeRecipients ?? [])].filter((x) => x !== undefined)) : firstSet(gc.protocolFeeRecipients);
+}
+
 export interface PumpAmmSwapArgs {
   pool: string;
   state: PumpAmmPoolState;
@@ -388,8 +414,8 @@ export interface PumpAmmSwapArgs {
   protocolFeeRecipient?: string;
   /**
    * Append the remaining accounts the program takes after the IDL's accounts (see
-   * PUMP_BUYBACK_FEE_RECIPIENTS): required on mainnet since the 2026-04-28 upgrade. Off by default
-   * for now: the instruction is then exactly the IDL's account list.
+   * PUMP_BUYBACK_FEE_RECIPIENTS): required on mainnet since the 2026-04-28 upgrade; the router's
+   * swap builder always sets it. Off, the instruction is exactly the IDL's account list.
    */
   withRemainingAccounts?: boolean;
   /** which buyback fee recipient to pay (default the first non-default of GlobalConfig.buybackFeeRecipients, else of PUMP_BUYBACK_FEE_RECIPIENTS) */
@@ -409,10 +435,9 @@ export function pumpAmmSwap(a: PumpAmmSwapArgs): TransactionInstruction {
   const buy = a.inputMint === st.quoteMint;
   if (!buy && a.inputMint !== st.baseMint) throw new Error(`mint ${a.inputMint} is not in PumpSwap pool ${a.pool}`);
   const gc = a.globalConfig;
-  const recipient =
-    a.protocolFeeRecipient ?? (st.isMayhemMode ? firstSet([gc.reservedFeeRecipient, ...gc.reservedFeeRecipients]) : firstSet(gc.protocolFeeRecipients));
+  const recipient = a.protocolFeeRecipient ?? pumpAmmProtocolFeeRecipient(gc, st.isMayhemMode);
   if (recipient === undefined) throw new Error(`PumpSwap GlobalConfig has no ${st.isMayhemMode ? 'reserved (mayhem) ' : ''}protocol fee recipient`);
-  const buyback = a.buybackFeeRecipient ?? firstSet(gc.buybackFeeRecipients ?? []) ?? PUMP_BUYBACK_FEE_RECIPIENTS[0];
+  const buyback = a.buybackFeeRecipient ?? pumpAmmBuybackFeeRecipient(gc);
   const [userBase, userQuote] = buy ? [a.user.destination, a.user.source] : [a.user.source, a.user.destination];
   const creatorAuthority = pumpAmmCoinCreatorVaultAuthority(st.coinCreator);
   const head = [
@@ -484,11 +509,11 @@ export interface PumpFunSwapArgs {
   userTokenAccount: string;
   /**
    * Append the remaining accounts the program takes after the IDL's accounts (see
-   * PUMP_BUYBACK_FEE_RECIPIENTS): required on mainnet since the 2026-04-28 upgrade. Off by default
-   * for now: the instruction is then exactly the IDL's account list.
+   * PUMP_BUYBACK_FEE_RECIPIENTS): required on mainnet since the 2026-04-28 upgrade; the router's
+   * swap builder always sets it. Off, the instruction is exactly the IDL's account list.
    */
   withRemainingAccounts?: boolean;
-  /** which buyback fee recipient to pay (default PUMP_BUYBACK_FEE_RECIPIENTS[0]; one of Global.buybackFeeRecipients) */
+  /** which buyback fee recipient to pay (one of Global.buybackFeeRecipients, see pumpFunBuybackFeeRecipient; default PUMP_BUYBACK_FEE_RECIPIENTS[0]) */
   buybackFeeRecipient?: string;
 }
 
