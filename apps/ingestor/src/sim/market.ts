@@ -55,8 +55,9 @@ export interface SimMarketOptions {
   programs?: readonly SimProgramName[] | 'all';
   /**
    * also write address lookup tables covering every pool's accounts (grouped per pool) and the
-   * programs and mints a swap uses, as on chain, so swap transactions can be compressed;
-   * default false
+   * programs and mints a swap uses, as on chain, so swap transactions can be compressed: every
+   * address a swap instruction through a pool lists except the user's own (its wallet, token
+   * accounts and volume accumulator); default false
    */
   lookupTables?: boolean;
 }
@@ -213,11 +214,12 @@ export class SimMarket {
     if (this.lookupTables) {
       const addrs: string[] = [PROGRAM_IDS.token, PROGRAM_IDS.token2022, PROGRAM_IDS.system, PROGRAM_IDS.associatedToken, MINTS.SOL, MINTS.USDC, MINTS.USDT];
       for (let k = 0; k < sharedEnd; k++) if (!this.isMintIndex(k, out)) addrs.push(out[k].address, out[k].owner);
+      for (const p of this.programs) if (p.lookupShared) addrs.push(...p.lookupShared(this.ctx));
       for (const { program, i, from, to } of poolSlices) {
         for (let k = from; k < to; k++) addrs.push(out[k].address, out[k].owner);
         const info = program.pools[i];
         addrs.push(this.ctx.tokens[info.tokenA].mint, this.ctx.tokens[info.tokenB].mint);
-        if (program.lookupExtras) addrs.push(...program.lookupExtras(i));
+        if (program.lookupExtras) addrs.push(...program.lookupExtras(i, this.ctx));
       }
       out.push(...this.lookupTableUpdates(addrs));
     }
@@ -231,7 +233,9 @@ export class SimMarket {
 
   /**
    * Address lookup tables (static: created before genesis, never extended): first the programs
-   * and mints every swap may touch, then each pool's accounts, its mints and its program side by
+   * and mints every swap may touch and each program's shared addresses (authorities, event and
+   * fee accounts), then each pool's accounts, its mints, its program and the addresses its swaps
+   * derive (observation, oracle, open orders, creator vault, bonding-curve-v2 / pool-v2) side by
    * side, so a route needs few tables. The authority is a fixed key, not drawn from the seeded
    * generator (tables do not change the market's draws).
    */

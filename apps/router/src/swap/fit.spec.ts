@@ -200,17 +200,25 @@ describe('SwapService: byte budget and unit limit', () => {
 });
 
 describe('the longest supported route', () => {
-  /** 5-hop single paths of a market with its lookup tables: each built, measured and compiled */
-  function fiveHops(programs: 'all' | ['raydium-cpmm']): Array<{ size: number; fits: boolean; labels: string[] }> {
-    const m = new SimMarket({ seed: 8, pools: 150, tokens: 30, swapsPerSlot: 4, programs, lookupTables: true });
+  /** a projection of a market of these programs, with or without its lookup tables */
+  function marketOf(programs: 'all' | ['raydium-cpmm'], lookupTables: boolean): { m: SimMarket; p: Projection; index: LookupTableIndex } {
+    const m = new SimMarket({ seed: 8, pools: 150, tokens: 30, swapsPerSlot: 4, programs, lookupTables });
     const p = new Projection();
     let o = 0;
     for (const u of m.genesis()) p.apply({ partition: 0, offset: o++, value: encodePoolUpdate(u) });
-    const index = new LookupTableIndex({ lookupTableAddresses: () => p.lookupTableAddresses(), account: (a) => p.account(a) });
+    return { m, p, index: new LookupTableIndex({ lookupTableAddresses: () => p.lookupTableAddresses(), account: (a) => p.account(a) }) };
+  }
+
+  /** 5-hop single paths of a market: each built, measured and compiled */
+  function fiveHops(programs: 'all' | ['raydium-cpmm'], lookupTables: boolean): Array<{ size: number; fits: boolean; labels: string[] }> {
+    const { m, p, index } = marketOf(programs, lookupTables);
     const out: Array<{ size: number; fits: boolean; labels: string[] }> = [];
+    // at least 40 paths, and (all programs) until every program's pools are on some path
+    const seen = new Set<string>();
+    const enough = (): boolean => out.length >= 40 && seen.size >= (programs === 'all' ? 6 : 1);
     for (const a of m.tokens) {
       for (const b of m.tokens) {
-        if (a === b || out.length >= 40) continue;
+        if (a === b || enough()) continue;
         const amount = BigInt(Math.floor((10 / a.priceUsd) * 10 ** a.decimals));
         const paths = findCandidatePaths(p, { inputMint: a.mint, outputMint: b.mint, amount, mode: 'ExactIn', maxHops: 5 }, { hopSlack: 4, candidatesPerToken: 8 }).filter((c) => c.pools.length === 5);
         for (const path of paths.slice(0, 2)) {
@@ -224,6 +232,7 @@ describe('the longest supported route', () => {
           const tables = index.select(wallet, built.instructions);
           const size = transactionSize(new TransactionMessage({ payerKey: new PublicKey(wallet), recentBlockhash: BLOCKHASH, instructions: built.instructions }).compileToV0Message(tables));
           const labels = path.pools.map((x) => x.label);
+          for (const l of labels) seen.add(l);
           if (size <= PACKET_DATA_SIZE) {
             // the measure is the serialized length
             const bytes = compileTransaction(wallet, built.instructions, BLOCKHASH, tables).bytes;
@@ -242,15 +251,57 @@ describe('the longest supported route', () => {
   }
 
   it('5-hop Raydium CPMM paths fit 1232 bytes with the market lookup tables', () => {
-    const routes = fiveHops(['raydium-cpmm']);
+    const routes = fiveHops(['raydium-cpmm'], true);
     expect(routes.length).toBeGreaterThanOrEqual(20);
     expect(routes.every((r) => r.fits)).toBe(true);
   });
 
-  it('5-hop paths through the heavier programs are measured exactly past 1232 bytes (the byte budget then serves a smaller route)', () => {
-    const routes = fiveHops('all');
+  it('5-hop paths through every program, pump.fun and PumpSwap hops with their remaining accounts, fit 1232 bytes with the market lookup tables', () => {
+    const routes = fiveHops('all', true);
+    expect(routes.length).toBeGreaterThanOrEqual(20);
+    const labels = new Set(routes.flatMap((r) => r.labels));
+    expect(labels.size).toBe(6);
+    expect(routes.filter((r) => !r.fits)).toEqual([]);
+  });
+
+  it('without lookup tables 5-hop paths through the heavier programs are measured exactly past 1232 bytes (the byte budget then serves a smaller route)', () => {
+    const routes = fiveHops('all', false);
     expect(routes.length).toBeGreaterThanOrEqual(20);
     expect(new Set(routes.flatMap((r) => r.labels)).size).toBeGreaterThanOrEqual(5);
     expect(routes.some((r) => !r.fits)).toBe(true);
+  });
+
+  it("with the market lookup tables, a swap through any pool lists no address outside them but the user's own and the programs it invokes", () => {
+    const { p, index } = marketOf('all', true);
+    const covered = new Set<string>();
+    for (const t of index.tables()) for (const a of t.state.addresses) covered.add(a.toBase58());
+    const [w1, w2] = [Keypair.generate().publicKey.toBase58(), Keypair.generate().publicKey.toBase58()];
+    const keysOf = (route: Route, user: string): { keys: Set<string>; programs: Set<string> } => {
+      const ixs = buildSwap({ route, userWallet: user, slippageBps: 50, fee: null, computeUnitPriceMicroLamports: 1000n }, p).instructions;
+      return { keys: new Set(ixs.flatMap((ix) => ix.keys.map((k) => k.pubkey.toBase58()))), programs: new Set(ixs.map((ix) => ix.programId.toBase58())) };
+    };
+    const checked = new Map<string, number>();
+    const missing: string[] = [];
+    for (const market of p.markets().filter((x) => x.routable)) {
+      const pool = p.pool(market.address)!;
+      for (const [inMint, outMint] of [
+        [pool.mintA, pool.mintB],
+        [pool.mintB, pool.mintA],
+      ]) {
+        let route: Route;
+        try {
+          route = evaluatePath({ pools: [pool], mints: [inMint, outMint] }, 'ExactIn', 10n ** 5n);
+        } catch {
+          continue;
+        }
+        const one = keysOf(route, w1);
+        const other = keysOf(route, w2).keys;
+        // an address the two wallets' swaps share is not the user's own
+        for (const k of one.keys) if (other.has(k) && !one.programs.has(k) && !covered.has(k)) missing.push(`${pool.label} ${market.address}: ${k}`);
+        checked.set(pool.label, (checked.get(pool.label) ?? 0) + 1);
+      }
+    }
+    expect(checked.size).toBe(6);
+    expect(missing).toEqual([]);
   });
 });

@@ -36,6 +36,7 @@ import {
   type WhirlpoolOracle,
   type WhirlpoolTick,
 } from '../../../../../libs/solana/src/orca-whirlpool';
+import { MEMO_PROGRAM_ID } from '../../../../../libs/solana/src/instructions/common';
 import { pda, randomKey, raw, type SimContext, type SimVault, type SwapDraw } from '../context';
 import type { Prng } from '../prng';
 import { planPositions, positionAmounts, sqrtPriceX64Of, tickLiquidity, wrapSub128, planClSwap } from './cl-shape';
@@ -282,6 +283,17 @@ export class OrcaWhirlpoolSim implements SimProgram {
 
   forget(i: number): void {
     this.whirlpools[i].changedArrays.clear();
+  }
+
+  /** swap_v2 lists the memo program as an account */
+  lookupShared(): string[] {
+    return [MEMO_PROGRAM_ID];
+  }
+
+  /** the Oracle PDA swap_v2 lists for every pool (an account only for adaptive-fee pools, written then) */
+  lookupExtras(i: number): string[] {
+    const p = this.whirlpools[i];
+    return [p.oracleAddress ?? pda(PROGRAM, ['oracle', raw(p.address)])[0]];
   }
 
   holdings(held: bigint[]): void {

@@ -73,8 +73,13 @@ export interface SimProgram {
   changedAccounts(ctx: SimContext, i: number, out: PoolUpdate[]): void;
   /** drop what pool i's swaps changed without writing it (a replayed slot) */
   forget(i: number): void;
+  /**
+   * addresses every swap through the program lists besides the accounts written (authorities,
+   * event and fee accounts, programs passed as accounts): the shared part of the lookup tables
+   */
+  lookupShared?(ctx: SimContext): string[];
   /** addresses a swap through pool i lists besides its accounts (for the lookup tables) */
-  lookupExtras?(i: number): string[];
+  lookupExtras?(i: number, ctx: SimContext): string[];
   /** add what the pools hold of each token (for mint supplies) */
   holdings(held: bigint[]): void;
 }

@@ -22,7 +22,21 @@ import {
   type PumpAmmSell,
 } from '../../../../../libs/amm/src/programs/pump-amm/math';
 import { PROGRAM_IDS } from '../../../../../libs/solana/src/programs';
-import { encodePumpAmmGlobalConfig, encodePumpAmmPool, type PumpAmmGlobalConfig, type PumpAmmPoolState } from '../../../../../libs/solana/src/pump-amm';
+import {
+  encodePumpAmmGlobalConfig,
+  encodePumpAmmPool,
+  pumpAmmCoinCreatorVaultAuthority,
+  type PumpAmmGlobalConfig,
+  type PumpAmmPoolState,
+} from '../../../../../libs/solana/src/pump-amm';
+import {
+  PUMP_BUYBACK_FEE_RECIPIENTS,
+  pumpAmmBuybackFeeRecipient,
+  pumpAmmEventAuthority,
+  pumpAmmGlobalVolumeAccumulator,
+  pumpAmmPoolV2,
+  pumpAmmProtocolFeeRecipient,
+} from '../../../../../libs/solana/src/instructions/programs';
 import { DEFAULT_PUBKEY, PUMP_FEES_PROGRAM_ID, encodePumpFeeConfig, type PumpFeeConfig } from '../../../../../libs/solana/src/pump-fun';
 import { associatedTokenAddress, buyA, cpGap, pda, sized, towards, randomKey, raw, type SimContext, type SimVault, type SwapDraw } from '../context';
 import type { Prng } from '../prng';
@@ -93,7 +107,8 @@ export class PumpSwapSim implements SimProgram {
       mayhemModeEnabled: false,
       reservedFeeRecipients: Array.from({ length: 7 }, () => randomKey(rng)),
       isCashbackEnabled: false,
-      buybackFeeRecipients: Array.from({ length: 8 }, () => DEFAULT_PUBKEY),
+      // the 8 recipients the upgraded program's GlobalConfig lists (a swap pays one of them)
+      buybackFeeRecipients: [...PUMP_BUYBACK_FEE_RECIPIENTS],
       buybackBasisPoints: 0n,
     };
     this.feeConfig = {
@@ -247,6 +262,38 @@ export class PumpSwapSim implements SimProgram {
 
   forget(): void {
     // every write of a pool is rebuilt from its state
+  }
+
+  /**
+   * what every buy and sell lists besides the GlobalConfig and fee config: event authority, volume
+   * accumulator, and per quote mint the protocol fee recipient (the reserved one too when a pool
+   * is in mayhem mode) and the buyback fee recipient with their quote token accounts
+   */
+  lookupShared(ctx: SimContext): string[] {
+    if (!this.shared) return [];
+    const gc = this.globalConfig;
+    const out = [pumpAmmEventAuthority(), pumpAmmGlobalVolumeAccumulator()];
+    const seen = new Set<string>();
+    for (const p of this.pumpPools) {
+      const q = ctx.tokens[p.quote.token];
+      const key = `${q.mint}:${p.state.isMayhemMode}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      for (const r of [pumpAmmProtocolFeeRecipient(gc, p.state.isMayhemMode), pumpAmmBuybackFeeRecipient(gc)]) {
+        if (r !== undefined) out.push(r, associatedTokenAddress(r, q.mint, q.program));
+      }
+    }
+    return out;
+  }
+
+  /** the coin creator's vault authority and its quote token account, and pool-v2 of a pool with a coin creator (a swap lists them) */
+  lookupExtras(i: number, ctx: SimContext): string[] {
+    const p = this.pumpPools[i];
+    const q = ctx.tokens[p.quote.token];
+    const authority = pumpAmmCoinCreatorVaultAuthority(p.state.coinCreator);
+    const out = [associatedTokenAddress(authority, q.mint, q.program), authority];
+    if (p.state.coinCreator !== DEFAULT_PUBKEY) out.push(pumpAmmPoolV2(p.state.baseMint));
+    return out;
   }
 
   holdings(held: bigint[]): void {

@@ -24,11 +24,19 @@ import {
 } from '../../../../../libs/amm/src/programs/pump-fun/math';
 import { PROGRAM_IDS } from '../../../../../libs/solana/src/programs';
 import {
+  PUMP_BUYBACK_FEE_RECIPIENTS,
+  pumpFunBondingCurveV2,
+  pumpFunBuybackFeeRecipient,
+  pumpFunEventAuthority,
+  pumpFunGlobalVolumeAccumulator,
+} from '../../../../../libs/solana/src/instructions/programs';
+import {
   DEFAULT_PUBKEY,
   PUMP_FEES_PROGRAM_ID,
   encodePumpBondingCurve,
   encodePumpFeeConfig,
   encodePumpGlobal,
+  pumpCreatorVaultAddress,
   type PumpBondingCurve,
   type PumpFeeConfig,
   type PumpGlobal,
@@ -140,7 +148,8 @@ export class PumpFunSim implements SimProgram {
       mayhemModeEnabled: false,
       reservedFeeRecipients: keys(rng, 7),
       isCashbackEnabled: false,
-      buybackFeeRecipients: Array.from({ length: 8 }, () => DEFAULT_PUBKEY),
+      // the 8 recipients the upgraded program's Global lists (a swap pays one of them)
+      buybackFeeRecipients: [...PUMP_BUYBACK_FEE_RECIPIENTS],
       buybackBasisPoints: 0n,
       initialVirtualQuoteReserves: PUMP_INITIAL_VIRTUAL_SOL,
       whitelistedQuoteMints: [DEFAULT_PUBKEY],
@@ -265,6 +274,18 @@ export class PumpFunSim implements SimProgram {
 
   forget(): void {
     // every write of a curve is rebuilt from its state
+  }
+
+  /** what every buy and sell lists besides the Global and fee config: fee recipient, event authority, volume accumulator, buyback fee recipient */
+  lookupShared(): string[] {
+    if (!this.global) return [];
+    return [this.global.feeRecipient, pumpFunEventAuthority(), pumpFunGlobalVolumeAccumulator(), pumpFunBuybackFeeRecipient(this.global)];
+  }
+
+  /** the curve's creator vault and bonding-curve-v2 (a swap lists them; the market does not write them) */
+  lookupExtras(i: number, ctx: SimContext): string[] {
+    const c = this.curves[i];
+    return [pumpCreatorVaultAddress(c.curve.creator), pumpFunBondingCurveV2(ctx.tokens[c.token].mint)];
   }
 
   holdings(): void {

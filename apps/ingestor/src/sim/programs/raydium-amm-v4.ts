@@ -213,13 +213,17 @@ export class RaydiumAmmV4Sim implements SimProgram {
     }
   }
 
-  /** the market's book, queue and vault keys and its vault signer: a swap lists them too */
+  /**
+   * the pool's authority, open orders and target orders, the market's book, queue and vault keys
+   * and its vault signer: a swap lists them too
+   */
   lookupExtras(i: number): string[] {
-    const m = this.ammPools[i].info.market;
+    const info = this.ammPools[i].info;
+    const m = info.market;
     const nonce = Buffer.alloc(8);
     nonce.writeBigUInt64LE(serumVaultSignerNonce(m, OPENBOOK), 0);
     const signer = PublicKey.createProgramAddressSync([new PublicKey(m).toBuffer(), nonce], new PublicKey(OPENBOOK)).toBase58();
-    return [...['coin-vault', 'pc-vault', 'event-queue', 'bids', 'asks'].map((l) => marketKey(m, l)), signer, OPENBOOK];
+    return [ammV4Authority(info.nonce), info.openOrders, info.targetOrders, ...['coin-vault', 'pc-vault', 'event-queue', 'bids', 'asks'].map((l) => marketKey(m, l)), signer, OPENBOOK];
   }
 
   forget(): void {

@@ -39,6 +39,7 @@ import {
   type ClmmTickArrayBitmapExtension,
   type ClmmTickArrayState,
 } from '../../../../../libs/solana/src/raydium-clmm';
+import { MEMO_PROGRAM_ID } from '../../../../../libs/solana/src/instructions/common';
 import { pda, randomKey, raw, type SimContext, type SimVault, type SwapDraw } from '../context';
 import type { Prng } from '../prng';
 import { planPositions, positionAmounts, sqrtPriceX64Of, wrapSub128, planClSwap } from './cl-shape';
@@ -271,6 +272,16 @@ export class RaydiumClmmSim implements SimProgram {
 
   forget(i: number): void {
     this.clmmPools[i].changedArrays.clear();
+  }
+
+  /** swap_v2 lists the memo program as an account */
+  lookupShared(): string[] {
+    return [MEMO_PROGRAM_ID];
+  }
+
+  /** the pool's observation account (a swap lists and writes it; the market does not write it) */
+  lookupExtras(i: number): string[] {
+    return [this.clmmPools[i].state.observationKey];
   }
 
   holdings(held: bigint[]): void {

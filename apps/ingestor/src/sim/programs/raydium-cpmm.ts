@@ -12,6 +12,7 @@ import { cpmmApplySwap, cpmmReserves, type CpmmSwapResult } from '../../../../..
 import { PROGRAM_IDS } from '../../../../../libs/solana/src/programs';
 import {
   CPMM_SEEDS,
+  cpmmAuthority,
   encodeCpmmAmmConfig,
   encodeCpmmPoolState,
   type CpmmAmmConfig,
@@ -206,6 +207,16 @@ export class RaydiumCpmmSim implements SimProgram {
 
   forget(): void {
     // every write of a pool is rebuilt from its state
+  }
+
+  /** the vault and LP mint authority: every swap lists it */
+  lookupShared(): string[] {
+    return [cpmmAuthority()];
+  }
+
+  /** the pool's observation account (a swap lists and writes it; the market does not write it) */
+  lookupExtras(i: number): string[] {
+    return [this.cpmmPools[i].state.observationKey];
   }
 
   holdings(held: bigint[]): void {
