@@ -178,6 +178,8 @@ describe('SwapService: byte budget and unit limit', () => {
     const s = await first.svc.swap({ ...req, skipSimulation: false });
     expect(s.computeUnitsEstimate).toBe(unitLimitFromSimulation(123_457));
     expect(s.computeUnitsEstimate).toBe(135_803);
+    // exactly 10% more, rounded up (no floating-point unit: 100,000 × 1.1 is 110,000.00000000001 in doubles)
+    expect([1, 50, 100, 100_000, 99_300, 1_272_727, 1_272_728, 1_300_000].map(unitLimitFromSimulation)).toEqual([2, 55, 110, 110_000, 109_230, 1_400_000, 1_400_000, 1_400_000]);
     expect(limitOf(VersionedTransaction.deserialize(Buffer.from(s.transaction, 'base64')))).toBe(135_803);
     expect(first.sims.length).toBe(1);
 
@@ -189,7 +191,7 @@ describe('SwapService: byte budget and unit limit', () => {
     );
     const r = await second.svc.swap({ ...req, skipSimulation: false });
     expect(second.sims.map(limitOf)).toEqual([estimate, MAX_COMPUTE_UNITS]);
-    expect(r.computeUnitsEstimate).toBe(Math.ceil((estimate + 50_000) * 1.1));
+    expect(r.computeUnitsEstimate).toBe(estimate + 50_000 + Math.ceil((estimate + 50_000) / 10));
     expect(r.simulation?.success).toBe(true);
 
     // a failure of another kind is reported as it is

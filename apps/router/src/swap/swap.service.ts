@@ -185,12 +185,17 @@ export class SwapService {
 
 /** a transaction may ask for this many compute units at most */
 export const MAX_COMPUTE_UNITS = 1_400_000;
-/** headroom over the simulated consumption (state moves between simulation and execution) */
-export const COMPUTE_UNIT_MARGIN = 0.1;
+/** headroom over the simulated consumption, percent (state moves between simulation and execution) */
+export const COMPUTE_UNIT_MARGIN_PERCENT = 10;
 
-/** the unit limit set after a simulation: the consumption plus COMPUTE_UNIT_MARGIN, rounded up, capped */
+/**
+ * the unit limit set after a simulation: the consumption plus COMPUTE_UNIT_MARGIN, rounded up,
+ * capped. Integer arithmetic: in floating point `consumed * 1.1` lands just above an integer for
+ * many consumptions (100 * 1.1 = 110.00000000000001) and rounding up would add a unit.
+ */
 export function unitLimitFromSimulation(consumed: number): number {
-  return Math.min(MAX_COMPUTE_UNITS, Math.ceil(consumed * (1 + COMPUTE_UNIT_MARGIN)));
+  const margin = Math.ceil((consumed * COMPUTE_UNIT_MARGIN_PERCENT) / 100);
+  return Math.min(MAX_COMPUTE_UNITS, consumed + margin);
 }
 
 /** the simulation ran out of compute units (sim chain and RPC wording) */

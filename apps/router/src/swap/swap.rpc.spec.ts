@@ -1,0 +1,137 @@
+/**
+ * /swap's compute unit limit over CHAIN_GATEWAY=rpc: SwapService with the RpcChainGateway
+ * against a local JSON-RPC server answering in the shape a Solana node returns
+ * (getLatestBlockhash, simulateTransaction with unitsConsumed). Without a simulation the limit is
+ * the estimate; with one, the consumption the node reports plus 10%, rounded up, at most
+ * 1,400,000; a simulation that runs out of units is repeated with 1,400,000 first.
+ */
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Keypair, VersionedTransaction } from '@solana/web3.js';
+import { SimMarket } from '../../../ingestor/src/sim/market';
+import { Projection } from '../projection/projection';
+import type { ProjectionService } from '../projection/projection.service';
+import { encodePoolUpdate } from '../../../../libs/contracts/src/pool-update';
+import { loadConfig } from '../../../../libs/config/src/config';
+import { PROGRAM_IDS } from '../../../../libs/solana/src/programs';
+import { RpcChainGateway } from '../chain/rpc.gateway';
+import { MAX_COMPUTE_UNITS, SwapService, unitLimitFromSimulation } from './swap.service';
+
+const BLOCKHASH = 'EkSnNWid2cvwEVnVx9aBqawnmiCNiDgp3gUdkDPTKN1N';
+const LAST_VALID = 319475455;
+
+const market = new SimMarket({ seed: 5, pools: 40, tokens: 12, swapsPerSlot: 4, lookupTables: true });
+const projection = new Projection();
+let offset = 0;
+for (const u of market.genesis()) projection.apply({ partition: 0, offset: offset++, value: encodePoolUpdate(u) });
+
+/** answers simulateTransaction with the value this returns for the transaction's unit limit */
+let simulate: (limit: number) => { err: unknown; logs: string[]; unitsConsumed: number };
+const calls: Array<{ method: string; limit?: number }> = [];
+let server: http.Server;
+let service: SwapService;
+
+/** the SetComputeUnitLimit of a transaction (its first instruction) */
+function limitOf(tx: VersionedTransaction): number {
+  const ix = tx.message.compiledInstructions[0];
+  expect(tx.message.staticAccountKeys[ix.programIdIndex].toBase58()).toBe(PROGRAM_IDS.computeBudget);
+  expect(ix.data[0]).toBe(2);
+  return Buffer.from(ix.data).readUInt32LE(1);
+}
+
+beforeAll(async () => {
+  server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      const r = JSON.parse(body);
+      let result: unknown;
+      if (r.method === 'getLatestBlockhash') {
+        calls.push({ method: r.method });
+        result = { context: { slot: 341197247, apiVersion: '2.1.13' }, value: { blockhash: BLOCKHASH, lastValidBlockHeight: LAST_VALID } };
+      } else if (r.method === 'simulateTransaction') {
+        const limit = limitOf(VersionedTransaction.deserialize(Buffer.from(r.params[0], 'base64')));
+        calls.push({ method: r.method, limit });
+        result = { context: { slot: 341197250, apiVersion: '2.1.13' }, value: { accounts: null, returnData: null, ...simulate(limit) } };
+      }
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify(result === undefined ? { jsonrpc: '2.0', id: r.id, error: { code: -32601, message: 'Method not found' } } : { jsonrpc: '2.0', id: r.id, result }));
+    });
+  });
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const config = loadConfig({ DATA_DIR: 'unused', CHAIN_GATEWAY: 'rpc', RPC_URL: url });
+  service = new SwapService({ projection } as unknown as ProjectionService, config, new RpcChainGateway(url, null));
+});
+afterAll(() => new Promise<void>((ok) => server.close(() => ok())));
+beforeEach(() => {
+  calls.length = 0;
+});
+
+const passing = (unitsConsumed: number) => () => ({ err: null, logs: ['Program CPMMoo8L3F4NbTegBCKVNunggL7H1ZpdTHKxQB5qKP1C invoke [1]', 'Program CPMMoo8L3F4NbTegBCKVNunggL7H1ZpdTHKxQB5qKP1C success'], unitsConsumed });
+const request = (skipSimulation: boolean) => ({
+  userWallet: Keypair.generate().publicKey.toBase58(),
+  inputMint: market.tokens[0].mint,
+  outputMint: market.tokens[1].mint,
+  amount: 10n ** 7n,
+  swapMode: 'ExactIn' as const,
+  slippageBps: 50,
+  skipSimulation,
+});
+
+describe('SwapService over the rpc gateway: the compute unit limit', () => {
+  let estimate: number;
+
+  it('skipSimulation: the estimate, and no simulateTransaction call', async () => {
+    const s = await service.swap(request(true));
+    estimate = s.computeUnitsEstimate;
+    expect(estimate).toBeGreaterThan(0);
+    expect(calls.map((c) => c.method)).toEqual(['getLatestBlockhash']);
+    const tx = VersionedTransaction.deserialize(Buffer.from(s.transaction, 'base64'));
+    expect(limitOf(tx)).toBe(estimate);
+    expect(tx.message.recentBlockhash).toBe(BLOCKHASH);
+    expect(s.lastValidBlockHeight).toBe(LAST_VALID);
+    expect(s.simulation).toBeUndefined();
+  });
+
+  it("a simulation: the node's unitsConsumed plus 10%, rounded up, set in the transaction and reported", async () => {
+    simulate = passing(41_234);
+    const s = await service.swap(request(false));
+    // simulated with the estimate, then compiled again with the measured limit (no second simulation)
+    expect(calls).toEqual([{ method: 'getLatestBlockhash' }, { method: 'simulateTransaction', limit: estimate }]);
+    expect(s.computeUnitsEstimate).toBe(45_358);
+    expect(unitLimitFromSimulation(41_234)).toBe(45_358);
+    expect(limitOf(VersionedTransaction.deserialize(Buffer.from(s.transaction, 'base64')))).toBe(45_358);
+    expect(s.simulation).toEqual({ success: true, error: '', insufficientFunds: false, slippageExceeded: false, computeUnitsConsumed: 41_234, logs: expect.any(Array) });
+  });
+
+  it('a consumption near the maximum: the limit is capped at 1,400,000', async () => {
+    simulate = passing(1_300_000);
+    const s = await service.swap(request(false));
+    expect(s.computeUnitsEstimate).toBe(MAX_COMPUTE_UNITS);
+    expect(limitOf(VersionedTransaction.deserialize(Buffer.from(s.transaction, 'base64')))).toBe(MAX_COMPUTE_UNITS);
+  });
+
+  it('out of units under the estimate (as a node reports it): simulated again with 1,400,000, the limit from that consumption', async () => {
+    simulate = (limit) =>
+      limit < MAX_COMPUTE_UNITS
+        ? {
+            err: { InstructionError: [2, 'ComputationalBudgetExceeded'] },
+            logs: [`Program CPMMoo8L3F4NbTegBCKVNunggL7H1ZpdTHKxQB5qKP1C consumed ${limit} of ${limit} compute units`, 'Program CPMMoo8L3F4NbTegBCKVNunggL7H1ZpdTHKxQB5qKP1C failed: exceeded CUs meter at BPF instruction'],
+            unitsConsumed: limit,
+          }
+        : passing(estimate + 20_000)();
+    const s = await service.swap(request(false));
+    expect(calls.filter((c) => c.method === 'simulateTransaction').map((c) => c.limit)).toEqual([estimate, MAX_COMPUTE_UNITS]);
+    const consumed = estimate + 20_000;
+    expect(s.computeUnitsEstimate).toBe(consumed + Math.ceil(consumed / 10));
+    expect(limitOf(VersionedTransaction.deserialize(Buffer.from(s.transaction, 'base64')))).toBe(s.computeUnitsEstimate);
+    expect(s.simulation?.success).toBe(true);
+  });
+
+  it('a failed simulation of another kind: simulation failed with the node\'s error, simulated once', async () => {
+    simulate = () => ({ err: { InstructionError: [3, { Custom: 6005 }] }, logs: ['Program log: Error: ExceededSlippage'], unitsConsumed: 30_000 });
+    await expect(service.swap(request(false))).rejects.toMatchObject({ error: 'simulation failed: {"InstructionError":[3,{"Custom":6005}]}' });
+    expect(calls.filter((c) => c.method === 'simulateTransaction')).toHaveLength(1);
+  });
+});
