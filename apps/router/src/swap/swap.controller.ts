@@ -24,7 +24,7 @@ export class SwapController {
   @ApiOperation({
     summary: 'Unsigned version-0 transaction for the best route',
     description:
-      `${ERRORS}; simulation failed: <details> (500); failed to build transaction (500; "failed to build transaction: transaction too large: …" when no route fits 1232 bytes: ` +
+      `${ERRORS}; simulation failed: <details> (500); failed to build transaction (500; also when no route fits 1232 bytes: ` +
       'a best route too large gives way to the best one with fewer split branches, a single path, or fewer hops that fits). ' +
       'With the simulation, the compute unit limit is the simulated consumption + 10% (computeUnitsEstimate); without, the estimate. ' +
       'minAmountOut and maxAmountIn are always present: ExactIn → minAmountOut = slippage-adjusted minimum output, maxAmountIn = amountIn; ' +

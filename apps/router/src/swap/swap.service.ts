@@ -142,7 +142,11 @@ export class SwapService {
     try {
       ({ built, compiled } = this.build(p, 'failed to build transaction', latest.blockhash));
     } catch (e) {
-      if (e instanceof NoFittingRouteError) throw new ApiError(HttpStatus.INTERNAL_SERVER_ERROR, `failed to build transaction: ${e.message}`);
+      if (e instanceof NoFittingRouteError) {
+        // the API's error text exactly; the reason goes to the log
+        this.logger.warn(`failed to build transaction: ${e.message}`);
+        throw new ApiError(HttpStatus.INTERNAL_SERVER_ERROR, 'failed to build transaction');
+      }
       throw e;
     }
     let simulation: SimulationResult | undefined;
