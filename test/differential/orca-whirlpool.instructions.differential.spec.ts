@@ -35,7 +35,8 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { Keypair, PublicKey, type TransactionInstruction } from '@solana/web3.js';
+import { Keypair, PublicKey } from '@solana/web3.js';
+import { flat, type FlatIx } from '../support/flat-instruction';
 import { address, AccountRole, createNoopSigner, isSignerRole, isWritableRole, type Address } from '@solana/kit';
 import {
   AccountsType,
@@ -55,16 +56,6 @@ import { orcaWhirlpoolSwapV2, type SwapDirection } from '../../libs/solana/src/i
 
 const ORCA = path.resolve(__dirname, '../..', '..', 'shared', 'fixtures', 'orca-whirlpool');
 
-interface FlatIx {
-  programId: string;
-  keys: { pubkey: string; isSigner: boolean; isWritable: boolean }[];
-  data: string;
-}
-const flat = (ix: TransactionInstruction): FlatIx => ({
-  programId: ix.programId.toBase58(),
-  keys: ix.keys.map((k) => ({ pubkey: k.pubkey.toBase58(), isSigner: k.isSigner, isWritable: k.isWritable })),
-  data: Buffer.from(ix.data).toString('hex'),
-});
 interface KitIx {
   programAddress: Address;
   accounts?: readonly { address: Address; role: AccountRole }[];

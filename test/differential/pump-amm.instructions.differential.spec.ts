@@ -33,6 +33,7 @@
  * This spec is the only kind of place that imports the SDK: a devDependency, never product code.
  */
 import { Keypair, PublicKey, type TransactionInstruction } from '@solana/web3.js';
+import { flat } from '../support/flat-instruction';
 import { PUMP_AMM_SDK, poolV2Pda, userVolumeAccumulatorPda } from '@pump-fun/pump-swap-sdk';
 import { getAssociatedTokenAddressSync, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from '@solana/spl-token';
 import { MINTS, PROGRAM_IDS } from '../../libs/solana/src/programs';
@@ -53,16 +54,6 @@ import { pumpAmmSwap, pumpAmmPoolV2, pumpAmmUserVolumeAccumulator, PUMP_BUYBACK_
 const BN: new (v: string) => unknown = require('bn.js');
 const bn = (v: bigint) => new BN(v.toString()) as never;
 
-interface FlatIx {
-  programId: string;
-  keys: { pubkey: string; isSigner: boolean; isWritable: boolean }[];
-  data: string;
-}
-const flat = (ix: TransactionInstruction): FlatIx => ({
-  programId: ix.programId.toBase58(),
-  keys: ix.keys.map((k) => ({ pubkey: k.pubkey.toBase58(), isSigner: k.isSigner, isWritable: k.isWritable })),
-  data: Buffer.from(ix.data).toString('hex'),
-});
 
 /** the SDK's Anchor client and account resolution (private in its typings, public in its code) */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

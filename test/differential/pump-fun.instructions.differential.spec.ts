@@ -32,6 +32,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Keypair, PublicKey, type TransactionInstruction } from '@solana/web3.js';
+import { flat } from '../support/flat-instruction';
 import { PUMP_SDK, bondingCurveV2Pda, creatorVaultPda } from '@pump-fun/pump-sdk';
 import { getAssociatedTokenAddressSync, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from '@solana/spl-token';
 import { MINTS, PROGRAM_IDS } from '../../libs/solana/src/programs';
@@ -46,16 +47,6 @@ const bn = (v: bigint) => new BN(v.toString()) as never;
 
 const DIR = path.resolve(__dirname, '../..', '..', 'shared', 'fixtures', 'pumpfun');
 
-interface FlatIx {
-  programId: string;
-  keys: { pubkey: string; isSigner: boolean; isWritable: boolean }[];
-  data: string;
-}
-const flat = (ix: TransactionInstruction): FlatIx => ({
-  programId: ix.programId.toBase58(),
-  keys: ix.keys.map((k) => ({ pubkey: k.pubkey.toBase58(), isSigner: k.isSigner, isWritable: k.isWritable })),
-  data: Buffer.from(ix.data).toString('hex'),
-});
 
 function accountData(file: string): Buffer {
   const j = JSON.parse(fs.readFileSync(path.join(DIR, file), 'utf8'));

@@ -31,7 +31,8 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { Keypair, PublicKey, type TransactionInstruction } from '@solana/web3.js';
+import { Keypair, PublicKey } from '@solana/web3.js';
+import { flat } from '../support/flat-instruction';
 import { makeAMMSwapInstruction, makeAMMSwapV2Instruction } from '@raydium-io/raydium-sdk-v2/lib/raydium/liquidity/instruction';
 import { liquidityStateV4Layout } from '@raydium-io/raydium-sdk-v2/lib/raydium/liquidity/layout';
 import { getLiquidityAssociatedAuthority } from '@raydium-io/raydium-sdk-v2/lib/raydium/liquidity/utils';
@@ -51,16 +52,6 @@ const bn = (v: bigint) => new BN(v.toString()) as never;
 
 const DIR = path.resolve(__dirname, '../..', '..', 'shared', 'fixtures', 'raydium-amm-v4', 'unattributed');
 
-interface FlatIx {
-  programId: string;
-  keys: { pubkey: string; isSigner: boolean; isWritable: boolean }[];
-  data: string;
-}
-const flat = (ix: TransactionInstruction): FlatIx => ({
-  programId: ix.programId.toBase58(),
-  keys: ix.keys.map((k) => ({ pubkey: k.pubkey.toBase58(), isSigner: k.isSigner, isWritable: k.isWritable })),
-  data: Buffer.from(ix.data).toString('hex'),
-});
 
 const pools = fs
   .readdirSync(DIR)

@@ -38,7 +38,8 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { Keypair, PublicKey, type TransactionInstruction } from '@solana/web3.js';
+import { Keypair, PublicKey } from '@solana/web3.js';
+import { flat } from '../support/flat-instruction';
 import { ClmmInstrument } from '@raydium-io/raydium-sdk-v2/lib/raydium/clmm/instrument';
 import { PoolInfoLayout, TickArrayBitmapExtensionLayout } from '@raydium-io/raydium-sdk-v2/lib/raydium/clmm/layout';
 import { TickArrayBitmapUtil } from '@raydium-io/raydium-sdk-v2/lib/raydium/clmm/libraries/tickArrayUtil';
@@ -66,16 +67,6 @@ const bn = (v: bigint) => new BN(v.toString()) as never;
 
 const FIXTURES = path.resolve(__dirname, '../..', '..', 'shared', 'fixtures');
 
-interface FlatIx {
-  programId: string;
-  keys: { pubkey: string; isSigner: boolean; isWritable: boolean }[];
-  data: string;
-}
-const flat = (ix: TransactionInstruction): FlatIx => ({
-  programId: ix.programId.toBase58(),
-  keys: ix.keys.map((k) => ({ pubkey: k.pubkey.toBase58(), isSigner: k.isSigner, isWritable: k.isWritable })),
-  data: Buffer.from(ix.data).toString('hex'),
-});
 
 const keyOf = (seed: number): string => Keypair.fromSeed(new Uint8Array(32).fill(seed)).publicKey.toBase58();
 

@@ -17,7 +17,8 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { Keypair, PublicKey, type TransactionInstruction } from '@solana/web3.js';
+import { Keypair, PublicKey } from '@solana/web3.js';
+import { flat } from '../support/flat-instruction';
 import { makeSwapCpmmBaseInInstruction, makeSwapCpmmBaseOutInstruction } from '@raydium-io/raydium-sdk-v2/lib/raydium/cpmm/instruction';
 import { CpmmPoolInfoLayout } from '@raydium-io/raydium-sdk-v2/lib/raydium/cpmm/layout';
 import { getPdaObservationId, getPdaPoolAuthority } from '@raydium-io/raydium-sdk-v2/lib/raydium/cpmm/pda';
@@ -36,16 +37,6 @@ const bn = (v: bigint) => new BN(v.toString()) as never;
 const FIXTURES = path.resolve(__dirname, '../..', '..', 'shared', 'fixtures');
 const CPMM_DIR = path.join(FIXTURES, 'raydium-cpmm');
 
-interface FlatIx {
-  programId: string;
-  keys: { pubkey: string; isSigner: boolean; isWritable: boolean }[];
-  data: string;
-}
-const flat = (ix: TransactionInstruction): FlatIx => ({
-  programId: ix.programId.toBase58(),
-  keys: ix.keys.map((k) => ({ pubkey: k.pubkey.toBase58(), isSigner: k.isSigner, isWritable: k.isWritable })),
-  data: Buffer.from(ix.data).toString('hex'),
-});
 
 function listJson(dir: string): string[] {
   return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
