@@ -40,7 +40,7 @@ import { ProjectionService } from '../projection/projection.service';
 import { DEFAULT_INTEREST_TTL_MS, InterestRegistry, MAX_INTEREST_TTL_MS, type InterestChange } from './interest-registry';
 import { positionsSince } from './interest-window';
 import { quoteFields } from './quote-fields';
-import { planReplay, PoolGoneError, replayRoute, type ReplayPlan } from './route-replay';
+import { planReplay, PoolGoneError, replayRoute, type ReplayMemo, type ReplayPlan } from './route-replay';
 
 /** bursts of pool changes are coalesced into one recompute after this long */
 export const DEBOUNCE_MS = 50;
@@ -85,6 +85,8 @@ interface Watched {
   /** the route of the last search; undefined when the tuple cannot be quoted */
   route?: Route;
   plan?: ReplayPlan;
+  /** the route's hop quotes of its last replay: hops whose pool did not change are not quoted again */
+  memo: ReplayMemo;
   /** pools of `route` */
   routeDeps: Set<string>;
   /** pools of the candidate paths of the last search */
@@ -231,7 +233,7 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
       if (!this.registry.has(key)) continue;
       const w = this.watched.get(key);
       if (!w) {
-        this.watched.set(key, { tuple: t, key, amount: BigInt(t.amount), mode: t.exactIn ? 'ExactIn' : 'ExactOut', routeDeps: new Set(), candDeps: new Set(), cands: [] });
+        this.watched.set(key, { tuple: t, key, amount: BigInt(t.amount), mode: t.exactIn ? 'ExactIn' : 'ExactOut', routeDeps: new Set(), candDeps: new Set(), cands: [], memo: [] });
         this.urgent.add(key);
         this.announce.add(key);
       } else if (w.last !== undefined && !this.urgent.has(key)) {
@@ -567,6 +569,7 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     w.cands = cands;
     this.checks.delete(w.key);
     let q: QuotesChanged;
+    w.memo = [];
     try {
       w.route = findBestRoute(projection, req);
       w.plan = planReplay(w.route);
@@ -600,7 +603,7 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     this.counters.replays++;
     const projection = this.projections.projection;
     try {
-      return this.quoteOf(w, replayRoute(w.route, w.amount, (a) => projection.pool(a), w.plan));
+      return this.quoteOf(w, replayRoute(w.route, w.amount, (a) => projection.pool(a), w.plan, w.memo));
     } catch (e) {
       if (!(e instanceof PoolQuoteError) && !(e instanceof PoolGoneError)) throw e;
       return this.search(w);

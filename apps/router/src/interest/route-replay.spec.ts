@@ -4,7 +4,7 @@ import { encodePoolUpdate, type PoolUpdate } from '../../../../libs/contracts/sr
 import { evaluatePath, findBestRoute, RouteError, type Route, type SwapMode } from '../../../../libs/amm/src/routing/route-search';
 import { PoolQuoteError } from '../../../../libs/amm/src/pool';
 import { Projection } from '../projection/projection';
-import { divideLike, planReplay, PoolGoneError, replayRoute } from './route-replay';
+import { divideLike, planReplay, PoolGoneError, replayRoute, type ReplayMemo } from './route-replay';
 
 function project(p: Projection, updates: PoolUpdate[], from: number): number {
   let off = from;
@@ -162,5 +162,76 @@ describe('replayRoute: the single-path shortcut', () => {
     // a pool that left the graph: the same error
     const { amount, route } = singles[0];
     expect(() => replayRoute(route, amount, () => undefined, planReplay(route))).toThrow(PoolGoneError);
+  });
+});
+
+describe('replayRoute: the memo of hop quotes', () => {
+  const market = new SimMarket({ seed: 44, pools: 300, tokens: 50, swapsPerSlot: 12, programs: 'all' });
+  const p = new Projection();
+  let off = project(p, market.genesis(), 0);
+  const mints = market.tokens.map((t) => t.mint).filter((m) => p.poolsOf(m).length > 0);
+  const routes: Array<{ amount: bigint; route: Route }> = [];
+  for (let i = 0; routes.length < 150 && i < 1000; i++) {
+    const a = mints[(i * 3) % mints.length];
+    const b = mints[(i * 17 + 5) % mints.length];
+    if (a === b) continue;
+    const amount = 10n ** BigInt(2 + (i % 9)) + BigInt(i);
+    try {
+      routes.push({ amount, route: findBestRoute(p, { inputMint: a, outputMint: b, amount, mode: i % 2 === 0 ? 'ExactOut' : 'ExactIn', maxHops: 4 }) });
+    } catch (e) {
+      if (!(e instanceof RouteError)) throw e;
+    }
+  }
+
+  it('gives exactly what a replay without it gives (or the same error), and quotes only the hops whose pool or amount changed', () => {
+    const outcome = (f: () => Route) => {
+      try {
+        return amounts(f());
+      } catch (e) {
+        if (e instanceof PoolQuoteError || e instanceof PoolGoneError) return e.constructor.name;
+        throw e;
+      }
+    };
+    // every pool quote, counted by wrapping the lookup's pools
+    let quoted = 0;
+    const counting = new Map<object, object>();
+    const counted = (x: string) => {
+      const pool = p.pool(x);
+      if (!pool) return undefined;
+      let c = counting.get(pool);
+      if (!c) {
+        c = Object.create(pool, {
+          quoteExactIn: { value: (m: string, a: bigint) => (quoted++, pool.quoteExactIn(m, a)) },
+          quoteExactOut: { value: (m: string, a: bigint) => (quoted++, pool.quoteExactOut(m, a)) },
+        });
+        counting.set(pool, c!);
+      }
+      return c as typeof pool;
+    };
+    const memos = routes.map(() => [] as ReplayMemo);
+    let compared = 0;
+    let hops = 0;
+    for (let s = 0; s < 8; s++) {
+      if (s > 0) off = project(p, market.step(), off);
+      quoted = 0;
+      hops = 0;
+      routes.forEach(({ amount, route }, i) => {
+        const plan = planReplay(route);
+        const withMemo = outcome(() => replayRoute(route, amount, counted, plan, memos[i]));
+        expect(withMemo).toEqual(outcome(() => replayRoute(route, amount, (x) => p.pool(x), plan)));
+        hops += route.hops.length;
+        compared++;
+      });
+      // the first round fills the memos; later ones quote a fraction of the hops (a few pools moved)
+      if (s === 0) expect(quoted).toBeGreaterThanOrEqual(hops * 0.9);
+      else expect(quoted).toBeLessThan(hops * 0.8);
+      // a round on unchanged pools quotes nothing at all
+      if (s === 7) {
+        quoted = 0;
+        routes.forEach(({ amount, route }, i) => outcome(() => replayRoute(route, amount, counted, planReplay(route), memos[i])));
+        expect(quoted).toBe(0);
+      }
+    }
+    expect(compared).toBeGreaterThan(1000);
   });
 });

@@ -11,13 +11,32 @@
  *   - ExactOut, backwards: the amount now needed of a token is divided among its incoming hops
  *     in proportion to what each delivered at search time.
  * Parts are floored with the remainder to the largest share, so on unchanged pools the replay
- * gives back exactly the route it started from. Plain TypeScript: no Nest, no log.
+ * gives back exactly the route it started from.
+ *
+ * A pool object is immutable (a change of its accounts makes a new one) and its quotes are pure
+ * functions of (pool, input mint, amount), so a ReplayMemo, kept per route between replays,
+ * hands back the previous quote of a hop whose pool is the same object and whose amount is the
+ * same: a replay after a change of one pool of a route recomputes only the hops that change
+ * touches (in ExactIn, that pool and the hops its output feeds; in ExactOut, that pool and the
+ * hops feeding it). Plain TypeScript: no Nest, no log.
  */
-import { PoolQuoteError, type Pool } from '../../../../libs/amm/src/pool';
+import { PoolQuoteError, type HopQuote, type Pool } from '../../../../libs/amm/src/pool';
 import type { Route, RouteHop } from '../../../../libs/amm/src/routing/route-search';
 
 /** the current pool at an address, undefined when it is no longer routable */
 export type PoolLookup = (address: string) => Pool | undefined;
+
+/** the last quote of each hop of a route (by hop index): the pool object, the amount asked, the answer */
+export type ReplayMemo = Array<{ pool: Pool; amount: bigint; quote: HopQuote } | undefined>;
+
+/** hop `i`'s exact quote: the memo's when the same pool object was asked the same amount */
+function hopQuote(memo: ReplayMemo | undefined, i: number, pool: Pool, inputMint: string, amount: bigint, exactIn: boolean): HopQuote {
+  const m = memo?.[i];
+  if (m !== undefined && m.pool === pool && m.amount === amount) return m.quote;
+  const quote = exactIn ? pool.quoteExactIn(inputMint, amount) : pool.quoteExactOut(inputMint, amount);
+  if (memo) memo[i] = { pool, amount, quote };
+  return quote;
+}
 
 /** Thrown when a hop's pool left the graph; the route must be searched again. */
 export class PoolGoneError extends Error {
@@ -73,11 +92,6 @@ export function divideLike(total: bigint, weights: readonly bigint[]): bigint[] 
   return parts;
 }
 
-/**
- * The route re-priced on the current pools for the same requested `amount` (ExactIn: input;
- * ExactOut: output). Throws PoolGoneError when a pool left the graph and PoolQuoteError when a
- * hop cannot fill its part any more.
- */
 /** what a replay needs from a route's shape, computed once per route (see replayRoute) */
 export interface ReplayPlan {
   order: string[];
@@ -90,9 +104,15 @@ export function planReplay(route: Route): ReplayPlan {
   return { order: tokenOrder(route), single };
 }
 
-export function replayRoute(route: Route, amount: bigint, poolAt: PoolLookup, plan: ReplayPlan = planReplay(route)): Route {
+/**
+ * The route re-priced on the current pools for the same requested `amount` (ExactIn: input;
+ * ExactOut: output). Throws PoolGoneError when a pool left the graph and PoolQuoteError when a
+ * hop cannot fill its part any more. `memo`: the route's previous hop quotes (see ReplayMemo),
+ * refreshed with this replay's.
+ */
+export function replayRoute(route: Route, amount: bigint, poolAt: PoolLookup, plan: ReplayPlan = planReplay(route), memo?: ReplayMemo): Route {
   if (plan.single && amount > 0n) {
-    const r = replayPath(route, amount, poolAt);
+    const r = replayPath(route, amount, poolAt, memo);
     if (r) return r;
   }
   const order = plan.order;
@@ -121,7 +141,7 @@ export function replayRoute(route: Route, amount: bigint, poolAt: PoolLookup, pl
         if (parts[k] === 0n) return;
         const h = route.hops[i];
         const pool = current.get(h.pool.address)!;
-        const q = pool.quoteExactIn(t, parts[k]);
+        const q = hopQuote(memo, i, pool, t, parts[k], true);
         if (q.amountOut <= 0n) throw new PoolQuoteError('zero-output', `pool ${pool.address} returns nothing`);
         held.set(h.outputMint, (held.get(h.outputMint) ?? 0n) + q.amountOut);
         hops[i] = { pool, inputMint: t, outputMint: h.outputMint, amountGiven: parts[k], amountIn: q.amountIn, amountOut: q.amountOut, feeAmount: q.feeAmount };
@@ -150,7 +170,7 @@ export function replayRoute(route: Route, amount: bigint, poolAt: PoolLookup, pl
       if (parts[k] === 0n) return;
       const h = route.hops[i];
       const pool = current.get(h.pool.address)!;
-      const q = pool.quoteExactOut(h.inputMint, parts[k]);
+      const q = hopQuote(memo, i, pool, h.inputMint, parts[k], false);
       need.set(h.inputMint, (need.get(h.inputMint) ?? 0n) + q.amountIn);
       if (t === route.outputMint) delivered += q.amountOut;
       hops[i] = { pool, inputMint: h.inputMint, outputMint: t, amountGiven: q.amountIn, amountIn: q.amountIn, amountOut: q.amountOut, feeAmount: q.feeAmount };
@@ -164,7 +184,7 @@ export function replayRoute(route: Route, amount: bigint, poolAt: PoolLookup, pl
  * replayRoute for a single path: the same result (every division of a single flow gives the
  * whole amount to its one hop) without the per-token bookkeeping; null for the general path
  */
-function replayPath(route: Route, amount: bigint, poolAt: PoolLookup): Route | null {
+function replayPath(route: Route, amount: bigint, poolAt: PoolLookup, memo: ReplayMemo | undefined): Route | null {
   const n = route.hops.length;
   const pools: Pool[] = new Array(n);
   for (let i = 0; i < n; i++) {
@@ -177,7 +197,7 @@ function replayPath(route: Route, amount: bigint, poolAt: PoolLookup): Route | n
     let a = amount;
     for (let i = 0; i < n; i++) {
       const h = route.hops[i];
-      const q = pools[i].quoteExactIn(h.inputMint, a);
+      const q = hopQuote(memo, i, pools[i], h.inputMint, a, true);
       if (q.amountOut <= 0n) throw new PoolQuoteError('zero-output', `pool ${pools[i].address} returns nothing`);
       hops[i] = { pool: pools[i], inputMint: h.inputMint, outputMint: h.outputMint, amountGiven: a, amountIn: q.amountIn, amountOut: q.amountOut, feeAmount: q.feeAmount };
       a = q.amountOut;
@@ -189,7 +209,7 @@ function replayPath(route: Route, amount: bigint, poolAt: PoolLookup): Route | n
     // a hop that costs nothing leaves the hops before it out: the general bookkeeping handles that
     if (need === 0n) return null;
     const h = route.hops[i];
-    const q = pools[i].quoteExactOut(h.inputMint, need);
+    const q = hopQuote(memo, i, pools[i], h.inputMint, need, false);
     hops[i] = { pool: pools[i], inputMint: h.inputMint, outputMint: h.outputMint, amountGiven: q.amountIn, amountIn: q.amountIn, amountOut: q.amountOut, feeAmount: q.feeAmount };
     need = q.amountIn;
   }

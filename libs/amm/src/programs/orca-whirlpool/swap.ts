@@ -415,7 +415,14 @@ export function whirlpoolSwap(pool: SwapPoolState, arrays: ReadonlyArray<SwapTic
   const crossedFeeGrowth: bigint[] = [];
   const frm = new FeeRateManager(aToB, pool.tickCurrentIndex, p.timestamp, pool.feeRate, p.adaptiveFee);
 
+  // the tick at a price a step stopped inside a tick range is found only when something reads it
+  // (the next step, the result): the last step of a quote never needs it
+  let tickStale = false;
   while (amountRemaining > 0n && limit !== currSqrtPrice) {
+    if (tickStale) {
+      currTickIndex = tickIndexFromSqrtPrice(currSqrtPrice);
+      tickStale = false;
+    }
     const [nextArrayIndex, nextTickIndex] = nextInitializedTick(arrays, currTickIndex, ts, aToB, currArrayIndex);
     const nextTickSqrtPrice = sqrtPriceFromTickIndex(nextTickIndex);
     const target = aToB ? (limit > nextTickSqrtPrice ? limit : nextTickSqrtPrice) : limit < nextTickSqrtPrice ? limit : nextTickSqrtPrice;
@@ -465,8 +472,9 @@ export function whirlpoolSwap(pool: SwapPoolState, arrays: ReadonlyArray<SwapTic
         const off = tickOffset(ta.startTickIndex, nextTickIndex, ts);
         currArrayIndex = (aToB && off === 0) || (!aToB && off === TICK_ARRAY_SIZE - 1) ? nextArrayIndex + 1 : nextArrayIndex;
         currTickIndex = aToB ? nextTickIndex - 1 : nextTickIndex;
+        tickStale = false;
       } else if (step.nextPrice !== currSqrtPrice) {
-        currTickIndex = tickIndexFromSqrtPrice(step.nextPrice);
+        tickStale = true;
       }
       currSqrtPrice = step.nextPrice;
       if (!skipped) frm.advanceTickGroup();
@@ -478,13 +486,17 @@ export function whirlpoolSwap(pool: SwapPoolState, arrays: ReadonlyArray<SwapTic
   if (amountRemaining > 0n && !isInput && p.sqrtPriceLimit === 0n) throw new WhirlpoolMathError('PartialFillError');
   const [amountA, amountB] = aToB === isInput ? [p.amount - amountRemaining, amountCalculated] : [amountCalculated, p.amount - amountRemaining];
   frm.updateMajorSwapTimestamp(p.timestamp, pool.sqrtPrice, currSqrtPrice);
+  const finalSqrtPrice = currSqrtPrice;
+  const finalTick = tickStale ? null : currTickIndex;
   return {
     amountA,
     amountB,
     lpFee: (feeSum - currProtocolFee) & U64_MAX,
     feeAmount: feeSum,
     nextLiquidity: currLiquidity,
-    nextTickIndex: currTickIndex,
+    get nextTickIndex(): number {
+      return finalTick ?? tickIndexFromSqrtPrice(finalSqrtPrice);
+    },
     nextSqrtPrice: currSqrtPrice,
     nextFeeGrowthGlobal: feeGrowth,
     nextProtocolFee: currProtocolFee,

@@ -398,7 +398,14 @@ function swapWithReference(
   };
 
   let guard = 0;
+  // the tick at a price a step stopped inside a tick range is found only when something reads it
+  // (the next step, the dynamic fee, the result): the last step of a quote never needs it
+  let tickStale = false;
   while (remaining !== 0n && sqrtPrice !== limit) {
+    if (tickStale) {
+      tick = getTickAtSqrtPrice(sqrtPrice);
+      tickStale = false;
+    }
     // the next initialized tick in the direction, moving to the next tick array when needed
     let next = nextInitializedTickInArray(current, tick, tickSpacing, zeroForOne);
     if (!next) {
@@ -488,16 +495,21 @@ function swapWithReference(
           if (trackGrowth) crossings.push({ tick: next.tick, feeGrowthGlobalX64: feeGrowth });
         }
         tick = (zeroForOne && !hasOrders) || (!zeroForOne && hasOrders) ? tickNext - 1 : tickNext;
+        tickStale = false;
       } else if (sqrtPrice !== step.sqrtPriceNextX64) {
-        tick =
-          boundedTick !== null && step.sqrtPriceNextX64 === bounded
-            ? boundedTick
-            : getTickAtSqrtPrice(step.sqrtPriceNextX64);
+        if (boundedTick !== null && step.sqrtPriceNextX64 === bounded) {
+          tick = boundedTick;
+          tickStale = false;
+        } else tickStale = true;
       }
       sqrtPrice = step.sqrtPriceNextX64;
 
       if (dyn) {
         if (skipped) {
+          if (tickStale && sqrtPrice !== sqrtPriceNext) {
+            tick = getTickAtSqrtPrice(sqrtPrice);
+            tickStale = false;
+          }
           const t = sqrtPrice === sqrtPriceNext ? tickNext : tick;
           tickSpacingIndex = tickSpacingIndexFromTick(t, tickSpacing);
           if (!zeroForOne && t % tickSpacing === 0) tickSpacingIndex -= 1;
@@ -510,6 +522,8 @@ function swapWithReference(
     liquidity = liquidityNext;
   }
 
+  const finalSqrtPrice = sqrtPrice;
+  const finalTick = tickStale ? null : tick;
   const consumed = amountSpecified - remaining;
   const amountIn = isBaseInput ? consumed : calculated;
   const amountOut = isBaseInput ? calculated : consumed;
@@ -526,7 +540,9 @@ function swapWithReference(
     limitOrderAmountIn: loIn,
     limitOrderAmountOut: loOut,
     sqrtPriceX64: sqrtPrice,
-    tickCurrent: tick,
+    get tickCurrent(): number {
+      return finalTick ?? getTickAtSqrtPrice(finalSqrtPrice);
+    },
     liquidity,
     filled: remaining === 0n,
     tickArraysUsed: used,
