@@ -133,23 +133,33 @@ describe('InterestService debounce', () => {
     }
   });
 
-  it('reports each push a pool change caused with the append time of that change', async () => {
-    const seen: Array<{ slot: number; at: number; by: string }> = [];
-    svc.pushObserver = (q, at, by) => seen.push({ slot: q.slot, at, by });
+  it('reports each push a pool change caused with the append time of the first change of its route it answers', async () => {
+    const seen: Array<{ slot: number; at: number; by: string; window?: number }> = [];
+    svc.pushObserver = (q, at, by, window) => seen.push({ slot: q.slot, at, by, window });
     try {
       await pause(200); // earlier work settles
       seen.length = 0;
-      const [first] = await appendUpdates(market.step());
-      const firstAt = (await log.read(TOPICS.poolUpdates, { '0': first.offset }, 1))[0].timestamp;
-      await appendUpdates(market.step());
+      const appendedAt = async (us: PoolUpdate[]) => {
+        const [r] = await appendUpdates(us);
+        return (await log.read(TOPICS.poolUpdates, { '0': r.offset }, 1))[0].timestamp;
+      };
+      // two appends within one debounce window
+      const firstAt = await appendedAt(market.step());
+      await pause(20);
+      const secondAt = await appendedAt(market.step());
       await pause(400);
       const replays = seen.filter((x) => x.by === 'replay');
       expect(replays.length).toBeGreaterThan(0);
-      // the window's first change: the first append (its batch's time, within a few ms)
       for (const r of replays) {
-        expect(r.at).toBeGreaterThanOrEqual(firstAt);
-        expect(r.at - firstAt).toBeLessThan(DEBOUNCE_MS);
+        // the window runs from the first append; each push answers the first append that
+        // changed a pool of its tuple's route
+        expect(r.window).toBe(firstAt);
+        expect([firstAt, secondAt]).toContain(r.at);
       }
+      expect(secondAt - firstAt).toBeGreaterThanOrEqual(15);
+      // some tuples' routes were changed by the second append only: they answer that one
+      expect(replays.some((r) => r.at === firstAt)).toBe(true);
+      expect(replays.some((r) => r.at === secondAt)).toBe(true);
     } finally {
       svc.pushObserver = null;
     }

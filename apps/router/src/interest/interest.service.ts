@@ -99,6 +99,11 @@ interface Watched {
   last?: QuotesChanged;
   /** while queued for a check or a background search: the append time of the pool change that queued it */
   queuedBy?: number;
+  /**
+   * while queued for a replay: the append time of the first change of a pool of its route that
+   * no computed quote reflects yet (what the replay's push answers)
+   */
+  changedAt?: number;
 }
 
 export interface InterestStats {
@@ -156,10 +161,11 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
   private readonly announce = new Set<string>();
   /**
    * Diagnostics (the stream benchmark): called for every quote published because a pool changed,
-   * with the append time of the change it answers (a replay: its debounce window's first update;
-   * a background search: the change that queued it). Null: not observed.
+   * with the append time of the change it answers (a replay: the first change of a pool of the
+   * tuple's route since its previous quote; a background search: the change that queued it) and,
+   * for a replay, the append time of its debounce window's first update. Null: not observed.
    */
-  pushObserver: ((q: QuotesChanged, causeAppendedAt: number, by: 'replay' | 'search') => void) | null = null;
+  pushObserver: ((q: QuotesChanged, causeAppendedAt: number, by: 'replay' | 'search', windowAppendedAt?: number) => void) | null = null;
   private topology = -1;
   /** the next flush: a timer, or an immediate when it is due now (no 1 ms timer clamp between slices) */
   private timer: { cancel(): void } | null = null;
@@ -179,7 +185,7 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
   async onModuleInit(): Promise<void> {
     await this.log.ensureTopic(TOPICS.quoteInterest);
     await this.log.ensureTopic(TOPICS.quotesChanged);
-    this.projections.onPoolsChanged((changed, _slot, appendedAtMs) => this.onPoolsChanged(changed, appendedAtMs));
+    this.projections.onPoolsChanged((changed, _slot, appendedAtMs, changedAt) => this.onPoolsChanged(changed, appendedAtMs, changedAt));
     const from = await positionsSince(this.log, TOPICS.quoteInterest, Date.now() - INTEREST_REPLAY_MS);
     this.subscription = await this.log.subscribe(
       TOPICS.quoteInterest,
@@ -267,9 +273,21 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
 
   // ---- pool changes ----
 
-  /** `appendedAtMs`: the newest append time of the batch that changed them (the log's clock) */
-  private onPoolsChanged(changed: ReadonlySet<string>, appendedAtMs: number): void {
+  /**
+   * `appendedAtMs`: the newest append time of the batch that changed them (the log's clock);
+   * `changedAt`: per pool, the append time of the batch's first record that changed it
+   */
+  private onPoolsChanged(changed: ReadonlySet<string>, appendedAtMs: number, changedAt: ReadonlyMap<string, number>): void {
     if (this.watched.size === 0) return;
+    const now = Date.now();
+    // a change's time, bounded by this process's clock (a record stamped by a skewed clock
+    // neither skips nor stretches the debounce)
+    const timeOf = (pool: string): number => {
+      const at = changedAt.get(pool);
+      return Math.min(at === undefined || Number.isNaN(at) ? appendedAtMs : at, now);
+    };
+    let first = Math.min(appendedAtMs, now);
+    for (const pool of changed) first = Math.min(first, timeOf(pool));
     const topology = this.projections.projection.topologyVersion;
     if (topology !== this.topology) {
       // the graph's shape changed: any tuple may have a new best route
@@ -278,7 +296,7 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
         if (this.urgent.has(key)) continue;
         this.searches.add(key);
         const w = this.watched.get(key)!;
-        w.queuedBy ??= Math.min(appendedAtMs, Date.now());
+        w.queuedBy ??= first;
       }
     }
     // the current window is closed once its replays run: later changes open the next one
@@ -286,25 +304,31 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     const into = closed ? this.nextReplays : this.replays;
     for (const pool of changed) {
       const onRoute = this.byRoutePool.get(pool);
-      if (onRoute) for (const k of onRoute) into.add(k);
       const onCandidate = this.byCandidatePool.get(pool);
-      if (onCandidate) for (const k of onCandidate) this.queueCheck(k, Math.min(appendedAtMs, Date.now()));
+      if (!onRoute && !onCandidate) continue;
+      const at = timeOf(pool);
+      if (onRoute) {
+        for (const k of onRoute) {
+          into.add(k);
+          const w = this.watched.get(k)!;
+          if (w.changedAt === undefined || at < w.changedAt) w.changedAt = at;
+        }
+      }
+      if (onCandidate) for (const k of onCandidate) this.queueCheck(k, at);
     }
-    const now = Date.now();
     const wait = this.catchUp;
     if (wait && (wait.edge || (wait.target && this.caughtUpWith(wait.target)))) this.caughtUp();
-    // a window runs from the append of its first update (bounded by this process's clock: a
-    // record stamped by a skewed clock neither skips nor stretches the debounce)
-    const due = Math.min(now + DEBOUNCE_MS, Math.max(now, appendedAtMs + DEBOUNCE_MS));
+    // a window runs from the append of its first update
+    const due = Math.max(now, first + DEBOUNCE_MS);
     if (closed) {
       if (this.nextReplays.size > 0 && this.nextDue === null) {
         this.nextDue = due;
-        this.nextCause = Math.min(appendedAtMs, now);
+        this.nextCause = first;
       }
     } else {
       if (this.replays.size > 0 && this.replayDue === null) {
         this.replayDue = due;
-        this.replayCause = Math.min(appendedAtMs, now);
+        this.replayCause = first;
       }
       if (this.replayDue !== null) this.schedule(this.replayDue);
     }
@@ -344,11 +368,11 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     const out: QuotesChanged[] = [];
     const started = Date.now();
     // `cause`: the append time of the pool change this quote answers (none for a subscription's first quote)
-    const emit = (w: Watched, q: QuotesChanged, cause?: number, by: 'replay' | 'search' = 'search'): void => {
+    const emit = (w: Watched, q: QuotesChanged, cause?: number, by: 'replay' | 'search' = 'search', windowCause?: number): void => {
       const announce = this.announce.delete(w.key);
       if (announce || w.last === undefined || quoteFingerprint(w.last) !== quoteFingerprint(q)) {
         out.push(q);
-        if (cause !== undefined && this.pushObserver !== null) this.pushObserver(q, cause, by);
+        if (cause !== undefined && this.pushObserver !== null) this.pushObserver(q, cause, by, windowCause);
       }
       w.last = q;
     };
@@ -363,10 +387,12 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
       for (const key of this.replays) {
         if (Date.now() - started >= REPLAY_SLICE_MS) break;
         this.replays.delete(key);
+        // the replay sees every change applied so far, those that queued it for the next window too
+        this.nextReplays.delete(key);
         const w = this.watched.get(key);
         if (w) {
-          const cause = this.replayCause;
-          emit(w, this.replay(w), cause, 'replay');
+          const cause = w.changedAt ?? this.replayCause;
+          emit(w, this.replay(w), cause, 'replay', this.replayCause);
           // the route moved: a candidate may beat it now
           if (w.cands.length > 1) this.queueCheck(key, cause);
         }
@@ -552,6 +578,7 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     this.counters.searches++;
     this.replays.delete(w.key);
     this.nextReplays.delete(w.key);
+    w.changedAt = undefined;
     this.searches.delete(w.key);
     const projection = this.projections.projection;
     const req = { inputMint: w.tuple.in, outputMint: w.tuple.out, amount: w.amount, mode: w.mode, maxHops: this.config.maxHops };
@@ -601,6 +628,7 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
   private replay(w: Watched): QuotesChanged {
     if (!w.route) return this.search(w);
     this.counters.replays++;
+    w.changedAt = undefined;
     const projection = this.projections.projection;
     try {
       return this.quoteOf(w, replayRoute(w.route, w.amount, (a) => projection.pool(a), w.plan, w.memo));

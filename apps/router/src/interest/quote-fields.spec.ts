@@ -3,7 +3,8 @@ import { encodePoolUpdate } from '../../../../libs/contracts/src/pool-update';
 import { findBestRoute, RouteError, type Route } from '../../../../libs/amm/src/routing/route-search';
 import { Projection } from '../projection/projection';
 import { buildQuoteResponse } from '../quote/quote-response';
-import { quoteFields } from './quote-fields';
+import { routeShares } from '../../../../libs/amm/src/routing/split';
+import { pathIdeal, quoteFields } from './quote-fields';
 import { planReplay } from './route-replay';
 
 describe('quoteFields', () => {
@@ -32,6 +33,8 @@ describe('quoteFields', () => {
     for (const r of routes) {
       const q = buildQuoteResponse(r, { slippageBps: 0, contextSlot: 0, logPosition: {} });
       expect(quoteFields(r, planReplay(r).single)).toEqual({ priceImpactBps: q.priceImpactBps, hops: q.hopCount });
+      // a single path's ideal is routeShares' to the last bit
+      if (planReplay(r).single) expect(Object.is(pathIdeal(r), routeShares(r).ideal)).toBe(true);
     }
   });
 });

@@ -23,8 +23,9 @@ class FakeProjectionService {
     const records: ProjectionRecord[] = updates.map((u) => ({ partition: 0, offset: String(this.offset++), value: encodePoolUpdate(u) }));
     this.projection.applyBatch(records);
     if (this.listeners.length > 0) {
-      const changed = this.projection.drainChanged();
-      if (changed.size > 0) for (const l of this.listeners) l(changed, this.projection.slot, appendedAtMs);
+      const changedAt = new Map<string, number>();
+      const changed = this.projection.drainChanged(changedAt);
+      if (changed.size > 0) for (const l of this.listeners) l(changed, this.projection.slot, appendedAtMs, changedAt);
     }
   }
 }
@@ -158,12 +159,12 @@ describe('PriceService', () => {
     };
     const service = new PriceService(fake as unknown as ProjectionService, loadConfig({}), () => 5_000);
     service.attach();
-    listener!(new Set(['p1']), 9, 0);
+    listener!(new Set(['p1']), 9, 0, new Map());
     expect(service.price(JUP)).toEqual({ mint: JUP, price: 0, slot: 0, updatedAt: 0 });
     expect([...service.oracle.pendingDecimals()]).toEqual([JUP]);
     decimals.set(JUP, 6);
     decimals.set(MINTS.SOL, 9);
-    listener!(new Set(['p2']), 10, 0); // another pool changes; JUP's mint account arrived meanwhile
+    listener!(new Set(['p2']), 10, 0, new Map()); // another pool changes; JUP's mint account arrived meanwhile
     expect(service.price(JUP)).toEqual({ mint: JUP, price: 0.25, slot: 9, updatedAt: 5 });
     expect(service.price(MINTS.SOL)).toEqual({ mint: MINTS.SOL, price: 150, slot: 10, updatedAt: 5 });
     expect(service.stats.pendingDecimals).toBe(0);

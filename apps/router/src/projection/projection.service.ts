@@ -5,10 +5,11 @@ import { Projection } from './projection';
 
 /**
  * Called after each applied batch with the pools that changed (see Projection.drainChanged), the
- * projection's slot, and the newest append time (Unix ms) among the batch's records: a time that
- * is part of the log, so replaying the same log gives the same value.
+ * projection's slot, the newest append time (Unix ms) among the batch's records, and per changed
+ * pool the append time of the batch's first record that changed it: times that are part of the
+ * log, so replaying the same log gives the same values.
  */
-export type PoolsChangedListener = (changed: ReadonlySet<string>, slot: number, appendedAtMs: number) => void;
+export type PoolsChangedListener = (changed: ReadonlySet<string>, slot: number, appendedAtMs: number, changedAt: ReadonlyMap<string, number>) => void;
 
 export interface ProjectionHealth {
   ok: boolean;
@@ -71,14 +72,22 @@ export class ProjectionService implements OnModuleInit, OnModuleDestroy {
     }
     if (records.length > 0) this.lastProgressAt = Date.now();
     if (this.listeners.length > 0 && records.length > 0) {
-      const changed = this.projection.drainChanged();
+      const changedAt = new Map<string, number>();
+      const changed = this.projection.drainChanged(changedAt);
       if (changed.size > 0) {
         const slot = this.projection.slot;
         let appendedAtMs = 0;
-        for (const r of records) if (r.timestamp > appendedAtMs) appendedAtMs = r.timestamp;
+        let firstAtMs = Infinity;
+        for (const r of records) {
+          if (r.timestamp > appendedAtMs) appendedAtMs = r.timestamp;
+          if (r.timestamp < firstAtMs) firstAtMs = r.timestamp;
+        }
+        // changes of before the first listener came (the first drain carries the whole market)
+        // count from this batch
+        for (const [pool, at] of changedAt) if (!(at >= firstAtMs)) changedAt.set(pool, firstAtMs);
         for (const l of this.listeners) {
           try {
-            l(changed, slot, appendedAtMs);
+            l(changed, slot, appendedAtMs, changedAt);
           } catch (e) {
             this.logger.error(`pools-changed listener failed: ${(e as Error).message}`);
           }

@@ -76,6 +76,33 @@ describe('Projection', () => {
     expect([...p.drainChanged()]).toEqual([sp.address]);
   });
 
+  it('drainChanged gives each changed pool the append time of the first record since the last drain that changed it', () => {
+    const { market, genesis, p } = fresh();
+    p.drainChanged();
+    const [a, b] = [market.pools[1], market.pools[2]];
+    const vaultOf = (x: typeof a) => genesis.find((u) => u.address === x.state.token0Vault)!;
+    let off = genesis.length;
+    const bump = (x: typeof a, by: bigint, timestamp?: number) => {
+      const v = vaultOf(x);
+      const acc = decodeTokenAccount(v.data!, v.owner);
+      const u: PoolUpdate = { ...v, slot: v.slot + Number(by), data: encodeTokenAccount({ ...acc, amount: acc.amount + by }) };
+      p.apply({ partition: 0, offset: String(off++), value: encodePoolUpdate(u), timestamp });
+    };
+    bump(a, 1n, 1_000);
+    bump(b, 2n, 1_010);
+    bump(a, 3n, 1_020); // a again: its first change counts
+    const times = new Map<string, number>();
+    expect(p.drainChanged(times)).toEqual(new Set([a.address, b.address]));
+    expect(times).toEqual(new Map([[a.address, 1_000], [b.address, 1_010]]));
+    // the next drain starts afresh; a record without a time gives NaN
+    bump(b, 4n, 2_000);
+    bump(a, 5n);
+    const next = new Map<string, number>();
+    p.drainChanged(next);
+    expect(next.get(b.address)).toBe(2_000);
+    expect(next.get(a.address)).toBeNaN();
+  });
+
   it('an unknown schema version or a malformed body is rejected with its reason, counted, and not applied', () => {
     const { genesis, p } = fresh();
     const stateBefore = JSON.stringify(p.markets());

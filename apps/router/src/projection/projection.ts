@@ -45,6 +45,8 @@ export interface ProjectionRecord {
   partition: number | string;
   offset: string | number | bigint;
   value: Buffer;
+  /** the record's append time (Unix ms), when the log gives one (see drainChanged) */
+  timestamp?: number;
 }
 
 export type ApplyOutcome = { applied: true } | { applied: false; reason: string };
@@ -161,6 +163,8 @@ class AccountSlot {
   isLookupTable = false;
   /** queued for re-materialisation */
   dirty = false;
+  /** while dirty: the append time of the record that made it so (NaN: unknown) */
+  dirtyAt = NaN;
 
   constructor(readonly address: string) {}
 
@@ -241,6 +245,10 @@ export class Projection implements TokenGraph {
   private dirty: AccountSlot[] = [];
   /** pools re-materialised since the last drainChanged() */
   private changed = new Set<string>();
+  /** ... and the append time of the first record since then that changed each of them */
+  private changedAt = new Map<string, number>();
+  /** the append time of the record being applied */
+  private applying = NaN;
   private readonly lastApplied: Record<string, string> = {};
   private readonly lastProcessed: Record<string, string> = {};
   private highestSlot = 0;
@@ -263,6 +271,7 @@ export class Projection implements TokenGraph {
     const partition = String(record.partition);
     const offset = String(record.offset);
     this.lastProcessed[partition] = offset;
+    this.applying = record.timestamp ?? NaN;
     let u;
     try {
       u = decodePoolUpdate(record.value);
@@ -328,6 +337,7 @@ export class Projection implements TokenGraph {
   private markDirty(slot: AccountSlot): void {
     if (!slot.dirty) {
       slot.dirty = true;
+      slot.dirtyAt = this.applying;
       this.dirty.push(slot);
     }
   }
@@ -406,8 +416,12 @@ export class Projection implements TokenGraph {
     const dirty = this.dirty;
     if (dirty.length === 0) return;
     for (let i = 0; i < dirty.length; i++) {
-      this.rematerialise(dirty[i]);
-      this.changed.add(dirty[i].address);
+      const slot = dirty[i];
+      this.rematerialise(slot);
+      if (!this.changed.has(slot.address)) {
+        this.changed.add(slot.address);
+        this.changedAt.set(slot.address, slot.dirtyAt);
+      }
     }
     this.dirty = [];
     for (const slot of dirty) {
@@ -420,11 +434,15 @@ export class Projection implements TokenGraph {
    * Settles pending writes and returns the addresses of the pools (routable or not, including
    * removed ones) re-materialised since the previous call, then forgets them. Consumers that
    * react to pool changes (price oracle, quote interest) call this once per applied batch.
+   * `times`, when given, receives for each of them the append time (ProjectionRecord.timestamp)
+   * of the first record since the previous call that changed it (NaN when records carry none).
    */
-  drainChanged(): Set<string> {
+  drainChanged(times?: Map<string, number>): Set<string> {
     this.settle();
     const out = this.changed;
+    if (times) for (const [address, at] of this.changedAt) times.set(address, at);
     this.changed = new Set();
+    this.changedAt = new Map();
     return out;
   }
 

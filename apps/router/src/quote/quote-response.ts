@@ -55,7 +55,11 @@ export interface QuoteContext {
  * (integer rounding of tiny trades can make it a hair negative).
  */
 export function priceImpact(route: Route): number {
-  const ideal = routeShares(route).ideal;
+  return impactFromIdeal(route, routeShares(route).ideal);
+}
+
+/** priceImpact for the route's `ideal` (routeShares(route).ideal) */
+export function impactFromIdeal(route: Route, ideal: number): number {
   const inAmount = Number(route.amountIn);
   if (!(ideal > 0) || !(inAmount > 0)) return 1;
   const impact = 1 - Number(route.amountOut) / inAmount / ideal;
