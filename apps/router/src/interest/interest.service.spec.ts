@@ -133,6 +133,23 @@ describe('InterestService debounce', () => {
     }
   });
 
+  it('a pool leaving the graph searches again only the tuples whose route it breaks; a pool entering it queues every tuple', async () => {
+    await pause(300); // earlier work settles
+    const snapshot = market.snapshot();
+    // a pool of the graph, closed then written back
+    const pool = market.pools[0].address;
+    const account = snapshot.find((u) => u.address === pool)!;
+    const s0 = svc.stats().searches;
+    await appendUpdates([{ ...account, slot: projections.projection.slot + 1, data: null }]);
+    await waitFor(() => projections.projection.pool(pool) === undefined, 2_000);
+    await pause(300);
+    const afterLeave = svc.stats().searches - s0;
+    expect(afterLeave).toBeLessThan(tuples.length);
+    await appendUpdates([{ ...account, slot: projections.projection.slot + 1 }]);
+    await waitFor(() => projections.projection.pool(pool) !== undefined, 2_000);
+    await waitFor(() => svc.stats().searches - s0 - afterLeave >= tuples.length, 5_000);
+  });
+
   it('reports each push a pool change caused with the append time of the first change of its route it answers', async () => {
     const seen: Array<{ slot: number; at: number; by: string; window?: number }> = [];
     svc.pushObserver = (q, at, by, window) => seen.push({ slot: q.slot, at, by, window });

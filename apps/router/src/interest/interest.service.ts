@@ -7,7 +7,7 @@
  * Work per tuple, driven by the projection's pool changes (ProjectionService.onPoolsChanged):
  *   - a full route search (findBestRoute, split routes included) on first interest, when the
  *     current route broke (a pool left the graph or cannot fill its part), and in the background
- *     when the graph's shape changed or when, after a change of a pool on its candidate paths
+ *     when a pool entered the graph or when, after a change of a pool on its candidate paths
  *     or on its route, one of its candidate paths is estimated (the search's own float guide)
  *     to beat the current route by more than 5 bp (relative to how they compared at the search). Background searches are served oldest
  *     request first in short slices that take at most about a fifth of the time, so their cost
@@ -166,7 +166,7 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
    * for a replay, the append time of its debounce window's first update. Null: not observed.
    */
   pushObserver: ((q: QuotesChanged, causeAppendedAt: number, by: 'replay' | 'search', windowAppendedAt?: number) => void) | null = null;
-  private topology = -1;
+  private additions = -1;
   /** the next flush: a timer, or an immediate when it is due now (no 1 ms timer clamp between slices) */
   private timer: { cancel(): void } | null = null;
   private timerAt = Infinity;
@@ -288,10 +288,11 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     };
     let first = Math.min(appendedAtMs, now);
     for (const pool of changed) first = Math.min(first, timeOf(pool));
-    const topology = this.projections.projection.topologyVersion;
-    if (topology !== this.topology) {
-      // the graph's shape changed: any tuple may have a new best route
-      this.topology = topology;
+    const additions = this.projections.projection.additionsVersion;
+    if (additions !== this.additions) {
+      // a pool entered the graph: any tuple may have a new best route (a pool that left only
+      // breaks the routes through it: their replays fail and search again at once)
+      this.additions = additions;
       for (const key of this.watched.keys()) {
         if (this.urgent.has(key)) continue;
         this.searches.add(key);
@@ -364,7 +365,7 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
    */
   flush(): void {
     if (this.closed || !this.projections.isReady) return;
-    this.topology = this.projections.projection.topologyVersion;
+    this.additions = this.projections.projection.additionsVersion;
     const out: QuotesChanged[] = [];
     const started = Date.now();
     // `cause`: the append time of the pool change this quote answers (none for a subscription's first quote)

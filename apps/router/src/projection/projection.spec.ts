@@ -103,6 +103,19 @@ describe('Projection', () => {
     expect(next.get(a.address)).toBeNaN();
   });
 
+  it('additionsVersion moves when a pool enters the graph, not when one leaves it; topologyVersion on both', () => {
+    const { market, genesis, p } = fresh();
+    const pool = genesis.find((u) => u.address === market.pools[2].address)!;
+    const [adds, topo] = [p.additionsVersion, p.topologyVersion];
+    p.apply({ partition: 0, offset: String(genesis.length), value: encodePoolUpdate({ ...pool, slot: pool.slot + 1, data: null }) });
+    expect(p.pool(pool.address)).toBeUndefined();
+    expect(p.additionsVersion).toBe(adds);
+    expect(p.topologyVersion).toBeGreaterThan(topo);
+    p.apply({ partition: 0, offset: String(genesis.length + 1), value: encodePoolUpdate({ ...pool, slot: pool.slot + 2 }) });
+    expect(p.pool(pool.address)).toBeDefined();
+    expect(p.additionsVersion).toBeGreaterThan(adds);
+  });
+
   it('an unknown schema version or a malformed body is rejected with its reason, counted, and not applied', () => {
     const { genesis, p } = fresh();
     const stateBefore = JSON.stringify(p.markets());

@@ -253,6 +253,7 @@ export class Projection implements TokenGraph {
   private readonly lastProcessed: Record<string, string> = {};
   private highestSlot = 0;
   private version = 0;
+  private additions = 0;
   /** in-place pool replacements since the journal's last restart, the first numbered replacedBase */
   private replaced: ReplacedPool[] = [];
   private replacedBase = 0;
@@ -575,6 +576,7 @@ export class Projection implements TokenGraph {
     const b = (entry.listB = listOf(pool.mintB));
     entry.posB = b.push(pool) - 1;
     this.version++;
+    this.additions++;
   }
 
   private removeFromGraph(entry: PoolEntry): void {
@@ -632,6 +634,16 @@ export class Projection implements TokenGraph {
   get topologyVersion(): number {
     this.settle();
     return this.version;
+  }
+
+  /**
+   * changes whenever a pool enters the graph (a new pool, one routable again, one with new mints):
+   * the changes that can give any pair a better route; a pool leaving only affects the routes
+   * through it
+   */
+  get additionsVersion(): number {
+    this.settle();
+    return this.additions;
   }
 
   /** offset of the last applied record per partition: the log position of this state */

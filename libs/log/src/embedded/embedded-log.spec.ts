@@ -3,7 +3,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import type { LogRecord } from '../log.port';
-import { EmbeddedLog, EmbeddedLogStoreError } from './embedded-log';
+import { EmbeddedLog, EmbeddedLogStoreError, TopicStore } from './embedded-log';
 
 const REGISTER = path.join(__dirname, '..', '..', '..', '..', 'test', 'support', 'ts-register.js');
 const SELF = path.join(__dirname, 'embedded-log.ts');
@@ -130,6 +130,74 @@ describe('EmbeddedLog', () => {
     }
     expect(err).toBeInstanceOf(EmbeddedLogStoreError);
     expect((err as Error).message).toMatch(/dmg\.sqlite is corrupt/);
+  });
+
+  it("in-process appends are handed to this process's subscribers exactly as the file holds them, other processes' records read in between", async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const log = make(dir, { pollIntervalMs: 5 });
+    await log.ensureTopic('hand');
+    await log.append('hand', [{ key: 'before', value: Buffer.from('b') }]);
+    const seen: LogRecord[] = [];
+    const small: LogRecord[] = [];
+    const subs = [
+      await log.subscribe('hand', { from: 'beginning' }, (b) => void seen.push(...b)),
+      // a small maxBatch takes handed batches in parts
+      await log.subscribe('hand', { from: 'beginning', maxBatch: 7 }, (b) => void small.push(...b)),
+    ];
+    const reads = jest.spyOn(TopicStore.prototype, 'readFrom');
+    try {
+      await waitFor(() => seen.length === 1 && small.length === 1, 2000, 'the first record');
+      // this process alone: nothing is read back from the file but empty looks
+      const readRows = () => reads.mock.results.reduce((n, r) => n + (r.value as unknown[]).length, 0);
+      const rowsBefore = readRows();
+      for (let i = 0; i < 20; i++) {
+        const value = Buffer.from(`own-${i}`);
+        await log.append('hand', Array.from({ length: 1 + (i % 5) }, (_, j) => ({ key: `k${i}.${j}`, value })));
+        value.write('XXXX'); // the appender reusing its buffer does not change what was appended
+      }
+      await waitFor(() => seen.length === 61 && small.length === 61, 2000, 'own appends');
+      expect(readRows()).toBe(rowsBefore);
+      // another process appends, then this one: its records come from the file, in order
+      const script =
+        `const { EmbeddedLog } = require(${JSON.stringify(SELF)});` +
+        `(async () => { const l = new EmbeddedLog({ dataDir: ${JSON.stringify(dir)} });` +
+        `await l.append('hand', [{ key: 'other', value: Buffer.from('o1') }, { key: 'other', value: Buffer.from('o2') }]); await l.close(); })();`;
+      await new Promise<void>((resolve, reject) => {
+        const child = spawn(process.execPath, ['-r', REGISTER, '-e', script], { stdio: ['ignore', 'inherit', 'inherit'] });
+        child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`child exited ${code}`))));
+      });
+      await log.append('hand', [{ key: 'after', value: Buffer.from('a') }]);
+      await waitFor(() => seen.length === 64 && small.length === 64, 3000, 'all records');
+      expect(readRows()).toBeGreaterThan(rowsBefore);
+    } finally {
+      reads.mockRestore();
+      for (const s of subs) await s.close();
+    }
+    const stored = await log.read('hand', 'beginning', 1000);
+    expect(stored).toHaveLength(64);
+    expect(stored[1].value.toString()).toBe('own-0');
+    expect(seen).toEqual(stored);
+    expect(small).toEqual(stored);
+  });
+
+  it('a subscriber far behind on in-process appends (past the handoff limit) reads them from the file, in order', async () => {
+    const log = make(undefined, { pollIntervalMs: 5 });
+    await log.ensureTopic('behind');
+    const seen: LogRecord[] = [];
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((r) => (release = r));
+    const sub = await log.subscribe('behind', { from: 'beginning', maxBatch: 5000 }, async (b) => {
+      await gate; // a slow handler while 30,000 records are appended
+      seen.push(...b);
+    });
+    await log.append('behind', [{ key: 'k', value: Buffer.from('first') }]);
+    for (let i = 0; i < 30; i++) await log.append('behind', Array.from({ length: 1000 }, (_, j) => ({ key: 'k', value: Buffer.from(`${i}.${j}`) })));
+    release();
+    await waitFor(() => seen.length === 30_001, 10_000, 'every record');
+    await sub.close();
+    expect(seen.map((r) => Number(r.offset))).toEqual(Array.from({ length: 30_001 }, (_, i) => i));
+    expect(seen[30_000].value.toString()).toBe('29.999');
   });
 
   it('a tailing subscriber sees appends made by another process', async () => {

@@ -19,7 +19,11 @@
  * Processes: several processes may share one dataDir: one writer per topic (a second writer is
  * still safe: offsets are taken inside an IMMEDIATE transaction), many readers, group commits
  * from many processes (busy_timeout waits for the lock). A tailing subscription wakes at once on
- * an append made by this process (an EventEmitter shared per dataDir+topic inside the process);
+ * an append made by this process (an EventEmitter shared per dataDir+topic inside the process),
+ * which also hands it the committed records (their offsets, keys, copies of their values and the
+ * append time), so it does not read back from the file what this process just wrote; a
+ * subscription takes a handed batch only when it starts exactly at its next offset, and reads
+ * the file otherwise (records of other processes in between, a backlog past HANDOFF_LIMIT);
  * appends by other processes wake it through a change notification on the log directory (one
  * fs.watch per dataDir in the process, on the topics' write-ahead log files), looked at again
  * after 1 ms and 2 ms in case the notification came before the commit was visible; and it polls
@@ -80,6 +84,15 @@ const TOPIC_NAME = /^[A-Za-z0-9._-]{1,200}$/;
 const GROUPS_FILE = '_groups.sqlite';
 /** delays (ms) of the quick looks after a change notification that showed nothing new yet */
 const QUICK_LOOKS = [1, 2];
+/** records handed over by in-process appends that a subscription keeps before it reads the file instead */
+const HANDOFF_LIMIT = 20_000;
+
+/** an in-process append, committed: offsets first .. first + messages.length - 1 */
+interface AppendedBatch {
+  first: number;
+  messages: LogMessage[];
+  ts: number;
+}
 
 interface RecordRow {
   offset: number;
@@ -151,7 +164,8 @@ function isCorruption(err: unknown): boolean {
   return code.startsWith('SQLITE_CORRUPT') || code.startsWith('SQLITE_NOTADB');
 }
 
-class TopicStore {
+/** one topic's SQLite file (exported for the adapter's own specs) */
+export class TopicStore {
   readonly db: Database.Database;
   private readonly insert: Database.Statement;
   private readonly selectNext: Database.Statement;
@@ -193,8 +207,10 @@ class TopicStore {
     this.appendTx = (messages, ts) => tx.immediate(messages, ts);
   }
 
-  append(messages: LogMessage[]): number {
-    return this.guard(() => this.appendTx(messages, Date.now()));
+  /** the batch's first offset and its append time */
+  append(messages: LogMessage[]): { first: number; ts: number } {
+    const ts = Date.now();
+    return { first: this.guard(() => this.appendTx(messages, ts)), ts };
   }
 
   next(): number {
@@ -342,8 +358,9 @@ export class EmbeddedLog implements LogPort {
     }
     const store = this.store(topic, true)!;
     if (messages.length === 0) return [];
-    const first = store.append(messages);
-    emitterFor(this.dataDir, topic).emit('append');
+    const { first, ts } = store.append(messages);
+    const batch: AppendedBatch = { first, messages: messages.map((m) => ({ key: m.key, value: Buffer.from(m.value) })), ts };
+    emitterFor(this.dataDir, topic).emit('append', batch);
     const results: AppendResult[] = new Array(messages.length);
     for (let i = 0; i < messages.length; i++) results[i] = { partition: 0, offset: String(first + i) };
     return results;
@@ -547,7 +564,20 @@ class EmbeddedSubscription implements Subscription {
   /** set by an in-process append; cleared before each read, so no wake-up is ever lost */
   private pending = false;
   private loop: Promise<void> | undefined;
-  private readonly onAppend = (): void => {
+  /** committed batches handed over by in-process appends, oldest first, and their record count */
+  private handed: AppendedBatch[] = [];
+  private handedCount = 0;
+  private readonly onAppend = (batch?: AppendedBatch): void => {
+    if (batch !== undefined && batch.first + batch.messages.length > this.next) {
+      if (this.handedCount + batch.messages.length > HANDOFF_LIMIT) {
+        // a backlog: the file has it all
+        this.handed = [];
+        this.handedCount = 0;
+      } else {
+        this.handed.push(batch);
+        this.handedCount += batch.messages.length;
+      }
+    }
     this.pending = true;
     this.wakeUp();
   };
@@ -560,6 +590,40 @@ class EmbeddedSubscription implements Subscription {
     this.quickLooks = QUICK_LOOKS.length;
     this.onAppend();
   };
+
+  /**
+   * Up to maxBatch records from the handed batches when they start exactly at `next` (stale ones
+   * dropped); null when the file must be read (nothing handed, or records in between that were
+   * not: another process's, or dropped past HANDOFF_LIMIT).
+   */
+  private takeHanded(): LogRecord[] | null {
+    const { topic, maxBatch } = this.p;
+    while (this.handed.length > 0) {
+      const b = this.handed[0];
+      if (b.first + b.messages.length > this.next) break;
+      this.handed.shift();
+      this.handedCount -= b.messages.length;
+    }
+    if (this.handed.length === 0 || this.handed[0].first > this.next) return null;
+    const out: LogRecord[] = [];
+    let at = this.next;
+    while (out.length < maxBatch && this.handed.length > 0) {
+      const b = this.handed[0];
+      if (b.first > at) break;
+      const from = at - b.first;
+      const upto = Math.min(b.messages.length, from + (maxBatch - out.length));
+      for (let i = from; i < upto; i++) {
+        const m = b.messages[i];
+        out.push({ topic, partition: 0, offset: String(b.first + i), key: m.key, value: m.value, timestamp: b.ts });
+      }
+      at = b.first + upto;
+      if (upto === b.messages.length) {
+        this.handed.shift();
+        this.handedCount -= b.messages.length;
+      }
+    }
+    return out;
+  }
 
   constructor(private readonly p: SubscriptionParams) {
     this.next = p.start;
@@ -595,11 +659,11 @@ class EmbeddedSubscription implements Subscription {
       let version = store.version();
       while (!this.stopped) {
         this.pending = false;
-        const rows = store.readFrom(this.next, maxBatch);
-        if (rows.length > 0) {
-          const records = rows.map((r) => toRecord(this.p.topic, r));
+        let records = this.takeHanded();
+        if (records === null) records = store.readFrom(this.next, maxBatch).map((r) => toRecord(this.p.topic, r));
+        if (records.length > 0) {
           await handler(records);
-          const after = rows[rows.length - 1].offset + 1;
+          const after = Number(records[records.length - 1].offset) + 1;
           if (groupId) this.p.commit(groupId, after);
           this.next = after;
           continue;
