@@ -14,6 +14,8 @@ import { decodeQuotesChanged, encodeQuoteInterest, tupleKey, type QuoteTuple } f
 import { TOPICS } from '../../../../libs/contracts/src/topics';
 import { EmbeddedLog } from '../../../../libs/log/src/embedded/embedded-log';
 import type { LogRecord } from '../../../../libs/log/src/log.port';
+import type { Route } from '../../../../libs/amm/src/routing/route-search';
+import { decodeTokenAccount, encodeTokenAccount } from '../../../../libs/solana/src/spl-token';
 import { ProjectionService } from '../projection/projection.service';
 import { DEBOUNCE_MS, InterestService } from './interest.service';
 
@@ -148,6 +150,39 @@ describe('InterestService debounce', () => {
     await appendUpdates([{ ...account, slot: projections.projection.slot + 1 }]);
     await waitFor(() => projections.projection.pool(pool) !== undefined, 2_000);
     await waitFor(() => svc.stats().searches - s0 - afterLeave >= tuples.length, 5_000);
+  });
+
+  it('a candidate path that gains on the route makes the tuple search again and push the better route', async () => {
+    await pause(300); // earlier work settles
+    type W = { key: string; tuple: QuoteTuple; route?: Route; cands: Array<{ pools: string[]; mints: string[] }> };
+    const watched = (svc as unknown as { watched: Map<string, W> }).watched;
+    // a tuple with a candidate path none of whose pools is on its route
+    let pick: { w: W; c: W['cands'][number] } | undefined;
+    for (const w of watched.values()) {
+      const on = new Set(w.route?.hops.map((h) => h.pool.address) ?? []);
+      const c = w.route && w.cands.find((x) => x.pools.every((p) => !on.has(p)));
+      if (c) {
+        pick = { w, c };
+        break;
+      }
+    }
+    expect(pick).toBeDefined();
+    const { w, c } = pick!;
+    const before = (await quotes()).length;
+    const searches = svc.stats().searches;
+    // the candidate's pools get three times the reserve of the token each hop pays out
+    const slot = projections.projection.slot + 1;
+    const gifts: PoolUpdate[] = c.pools.map((address, i) => {
+      const pool = market.pools.find((x) => x.address === address)!;
+      const vault = pool.state.token0Mint === c.mints[i + 1] ? pool.state.token0Vault : pool.state.token1Vault;
+      const acc = projections.projection.account(vault)!;
+      const token = decodeTokenAccount(acc.data, acc.owner);
+      return { slot, address: vault, owner: acc.owner, lamports: 2_039_280n, data: encodeTokenAccount({ ...token, amount: token.amount * 3n }), source: 'sim' };
+    });
+    await appendUpdates(gifts);
+    await waitFor(() => (watched.get(w.key)?.route?.hops ?? []).some((h) => c.pools.includes(h.pool.address)), 5_000);
+    expect(svc.stats().searches).toBeGreaterThan(searches);
+    await waitFor(async () => (await quotes()).slice(before).some((r) => r.key === w.key && decodeQuotesChanged(r.value).slot >= slot), 2_000);
   });
 
   it('reports each push a pool change caused with the append time of the first change of its route it answers', async () => {

@@ -28,7 +28,7 @@
  * beginning of the topic; after catching up only the live interest remains and gets its quotes.
  */
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { PoolQuoteError } from '../../../../libs/amm/src/pool';
+import { PoolQuoteError, type Pool } from '../../../../libs/amm/src/pool';
 import { findBestRoute, findCandidatePaths, RouteError, type Route, type SwapMode } from '../../../../libs/amm/src/routing/route-search';
 import type { AppConfig } from '../../../../libs/config/src/config';
 import { APP_CONFIG } from '../../../../libs/config/src/config.module';
@@ -77,6 +77,18 @@ const RESEARCH_GAIN = 5e-4;
 /** candidate paths kept per tuple for those checks (the search evaluates 12 exactly) */
 const MAX_CANDIDATES = 12;
 
+/**
+ * A path whose float estimate is kept between checks: its pools (addresses, and the pool objects
+ * the estimate was computed on) and mints. Pool objects are immutable, so the estimate is computed
+ * again only when one of them was replaced.
+ */
+interface EstimatedPath {
+  pools: string[];
+  mints: string[];
+  seen?: Pool[];
+  est?: number;
+}
+
 interface Watched {
   tuple: QuoteTuple;
   key: string;
@@ -95,7 +107,9 @@ interface Watched {
    * the candidate paths of the last search (pool addresses and mints), best estimate first, with
    * how they compared with the chosen route then (estimate ratio, > 1: estimated better)
    */
-  cands: Array<{ pools: string[]; mints: string[]; ratio: number }>;
+  cands: Array<EstimatedPath & { ratio: number }>;
+  /** the route as an estimated path when it is a single path */
+  routePath?: EstimatedPath;
   last?: QuotesChanged;
   /** while queued for a check or a background search: the append time of the pool change that queued it */
   queuedBy?: number;
@@ -523,13 +537,13 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
   private candidateBeatsRoute(w: Watched): boolean {
     this.counters.checks++;
     // no route: worth a search when one of its candidate paths can now carry the amount
-    if (!w.route) return w.cands.some((c) => this.pathEstimate(w, c.pools, c.mints) !== undefined);
+    if (!w.route) return w.cands.some((c) => this.pathEstimate(w, c) !== undefined);
     const current = this.routeEstimate(w);
     if (current === undefined || !(current > 0)) return true;
     const exactIn = w.mode === 'ExactIn';
     for (let i = 0; i < w.cands.length; i++) {
       const c = w.cands[i];
-      const e = this.pathEstimate(w, c.pools, c.mints);
+      const e = this.pathEstimate(w, c);
       if (e === undefined) continue;
       // > 1: the candidate is estimated better than the route
       const ratio = exactIn ? e / current : current / e;
@@ -538,37 +552,38 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     return false;
   }
 
-  /** estimated output (ExactIn) or input (ExactOut) of a path on the current pools */
-  private pathEstimate(w: Watched, poolAddrs: readonly string[], mints: readonly string[]): number | undefined {
+  /**
+   * estimated output (ExactIn) or input (ExactOut) of a path on the current pools; the path's
+   * previous estimate when none of its pools was replaced since
+   */
+  private pathEstimate(w: Watched, path: EstimatedPath): number | undefined {
     const projection = this.projections.projection;
-    let a = Number(w.amount);
-    if (w.mode === 'ExactIn') {
-      for (let i = 0; i < poolAddrs.length; i++) {
-        const p = projection.pool(poolAddrs[i]);
-        if (!p) return undefined;
-        a = p.approxOut(mints[i], a);
+    const n = path.pools.length;
+    const pools: Pool[] = new Array(n);
+    let same = path.seen !== undefined;
+    for (let i = 0; i < n; i++) {
+      const p = projection.pool(path.pools[i]);
+      if (!p) {
+        path.seen = undefined;
+        return undefined;
       }
-    } else {
-      for (let i = poolAddrs.length - 1; i >= 0; i--) {
-        const p = projection.pool(poolAddrs[i]);
-        if (!p) return undefined;
-        a = p.approxIn(mints[i], a);
-      }
+      pools[i] = p;
+      if (same && path.seen![i] !== p) same = false;
     }
-    return Number.isFinite(a) && a > 0 ? a : undefined;
+    if (same) return path.est;
+    const mints = path.mints;
+    let a = Number(w.amount);
+    if (w.mode === 'ExactIn') for (let i = 0; i < n; i++) a = pools[i].approxOut(mints[i], a);
+    else for (let i = n - 1; i >= 0; i--) a = pools[i].approxIn(mints[i], a);
+    path.seen = pools;
+    path.est = Number.isFinite(a) && a > 0 ? a : undefined;
+    return path.est;
   }
 
   private routeEstimate(w: Watched): number | undefined {
     const r = w.route;
     if (!r) return undefined;
-    const single = r.hops.every((h, i) => i === 0 || h.inputMint === r.hops[i - 1].outputMint);
-    if (single) {
-      return this.pathEstimate(
-        w,
-        r.hops.map((h) => h.pool.address),
-        [r.inputMint, ...r.hops.map((h) => h.outputMint)],
-      );
-    }
+    if (w.routePath) return this.pathEstimate(w, w.routePath);
     const last = w.last && w.last.error === undefined ? w.last : undefined;
     const exact = w.mode === 'ExactIn' ? (last?.amountOut ?? r.amountOut.toString()) : (last?.amountIn ?? r.amountIn.toString());
     return Number(exact);
@@ -601,11 +616,14 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     try {
       w.route = findBestRoute(projection, req);
       w.plan = planReplay(w.route);
+      const r = w.route;
+      w.routePath = w.plan.single ? { pools: r.hops.map((h) => h.pool.address), mints: [r.inputMint, ...r.hops.map((h) => h.outputMint)] } : undefined;
       q = this.quoteOf(w, w.route);
     } catch (e) {
       if (!(e instanceof RouteError)) throw e;
       w.route = undefined;
       w.plan = undefined;
+      w.routePath = undefined;
       q = { tuple: w.tuple, amountOut: '0', amountIn: '0', priceImpactBps: 0, hops: 0, slot: projection.slot, error: e.message };
     }
     const routeDeps = new Set(w.route ? w.route.hops.map((h) => h.pool.address) : []);
@@ -614,7 +632,7 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     if (w.route) {
       const current = this.routeEstimate({ ...w, last: q });
       for (const c of cands) {
-        const e = this.pathEstimate(w, c.pools, c.mints);
+        const e = this.pathEstimate(w, c);
         c.ratio = current === undefined || e === undefined ? 1 : w.mode === 'ExactIn' ? e / current : current / e;
       }
     }

@@ -94,14 +94,45 @@ export function divideLike(total: bigint, weights: readonly bigint[]): bigint[] 
 
 /** what a replay needs from a route's shape, computed once per route (see replayRoute) */
 export interface ReplayPlan {
+  /** the route's tokens in topological order (input mint first) */
   order: string[];
   /** the hops form one path (each hop takes what the previous one gave): replayed hop by hop */
   single: boolean;
+  /** positions in `order` of the input and output mints */
+  inputAt: number;
+  outputAt: number;
+  /** per hop: positions in `order` of its input and output token */
+  from: number[];
+  to: number[];
+  /** per token position: the hops leaving it and what each was given at search time (the ExactIn division) */
+  outs: number[][];
+  outWeights: bigint[][];
+  /** per token position: the hops entering it and what each delivered at search time (the ExactOut division) */
+  ins: number[][];
+  inWeights: bigint[][];
 }
 
 export function planReplay(route: Route): ReplayPlan {
-  const single = route.hops.every((h, i) => i === 0 || h.inputMint === route.hops[i - 1].outputMint);
-  return { order: tokenOrder(route), single };
+  const hops = route.hops;
+  const single = hops.every((h, i) => i === 0 || h.inputMint === hops[i - 1].outputMint);
+  const order = tokenOrder(route);
+  const at = new Map(order.map((t, i) => [t, i]));
+  const from = hops.map((h) => at.get(h.inputMint)!);
+  const to = hops.map((h) => at.get(h.outputMint)!);
+  const outs = order.map((_, t) => hops.flatMap((_h, i) => (from[i] === t ? [i] : [])));
+  const ins = order.map((_, t) => hops.flatMap((_h, i) => (to[i] === t ? [i] : [])));
+  return {
+    order,
+    single,
+    inputAt: at.get(route.inputMint) ?? 0,
+    outputAt: at.get(route.outputMint) ?? order.length - 1,
+    from,
+    to,
+    outs,
+    outWeights: outs.map((l) => l.map((i) => hops[i].amountGiven)),
+    ins,
+    inWeights: ins.map((l) => l.map((i) => hops[i].amountOut)),
+  };
 }
 
 /**
@@ -115,69 +146,58 @@ export function replayRoute(route: Route, amount: bigint, poolAt: PoolLookup, pl
     const r = replayPath(route, amount, poolAt, memo);
     if (r) return r;
   }
-  const order = plan.order;
-  const current = new Map<string, Pool>();
-  for (const h of route.hops) {
-    if (current.has(h.pool.address)) continue;
-    const p = poolAt(h.pool.address);
-    if (!p) throw new PoolGoneError(h.pool.address);
-    current.set(h.pool.address, p);
+  const { order, from, to } = plan;
+  const n = route.hops.length;
+  const pools: Pool[] = new Array(n);
+  for (let i = 0; i < n; i++) {
+    const p = poolAt(route.hops[i].pool.address);
+    if (!p) throw new PoolGoneError(route.hops[i].pool.address);
+    pools[i] = p;
   }
-  const hops: (RouteHop | null)[] = new Array(route.hops.length).fill(null);
+  const hops: (RouteHop | null)[] = new Array(n).fill(null);
+  // per token position: the amount held (ExactIn) or needed (ExactOut)
+  const amounts: bigint[] = new Array(order.length).fill(0n);
   if (route.mode === 'ExactIn') {
-    const held = new Map<string, bigint>([[route.inputMint, amount]]);
-    for (const t of order) {
-      const total = held.get(t) ?? 0n;
-      const outIdx: number[] = [];
-      route.hops.forEach((h, i) => {
-        if (h.inputMint === t) outIdx.push(i);
-      });
-      if (outIdx.length === 0 || total === 0n) continue;
-      const parts = divideLike(
-        total,
-        outIdx.map((i) => route.hops[i].amountGiven),
-      );
-      outIdx.forEach((i, k) => {
-        if (parts[k] === 0n) return;
-        const h = route.hops[i];
-        const pool = current.get(h.pool.address)!;
-        const q = hopQuote(memo, i, pool, t, parts[k], true);
+    amounts[plan.inputAt] = amount;
+    for (let t = 0; t < order.length; t++) {
+      const total = amounts[t];
+      const outs = plan.outs[t];
+      if (outs.length === 0 || total === 0n) continue;
+      const parts = divideLike(total, plan.outWeights[t]);
+      for (let k = 0; k < outs.length; k++) {
+        if (parts[k] === 0n) continue;
+        const i = outs[k];
+        const pool = pools[i];
+        const q = hopQuote(memo, i, pool, order[t], parts[k], true);
         if (q.amountOut <= 0n) throw new PoolQuoteError('zero-output', `pool ${pool.address} returns nothing`);
-        held.set(h.outputMint, (held.get(h.outputMint) ?? 0n) + q.amountOut);
-        hops[i] = { pool, inputMint: t, outputMint: h.outputMint, amountGiven: parts[k], amountIn: q.amountIn, amountOut: q.amountOut, feeAmount: q.feeAmount };
-      });
+        amounts[to[i]] += q.amountOut;
+        hops[i] = { pool, inputMint: order[t], outputMint: order[to[i]], amountGiven: parts[k], amountIn: q.amountIn, amountOut: q.amountOut, feeAmount: q.feeAmount };
+      }
     }
     const kept = hops.filter((h): h is RouteHop => h !== null);
     let spent = 0n;
     for (const h of kept) if (h.inputMint === route.inputMint) spent += h.amountIn;
-    return { mode: 'ExactIn', inputMint: route.inputMint, outputMint: route.outputMint, amountIn: spent, amountOut: held.get(route.outputMint) ?? 0n, hops: kept };
+    return { mode: 'ExactIn', inputMint: route.inputMint, outputMint: route.outputMint, amountIn: spent, amountOut: amounts[plan.outputAt], hops: kept };
   }
-  const need = new Map<string, bigint>([[route.outputMint, amount]]);
+  amounts[plan.outputAt] = amount;
   let delivered = 0n;
-  for (let o = order.length - 1; o >= 0; o--) {
-    const t = order[o];
-    const total = need.get(t) ?? 0n;
-    const inIdx: number[] = [];
-    route.hops.forEach((h, i) => {
-      if (h.outputMint === t) inIdx.push(i);
-    });
-    if (inIdx.length === 0 || total === 0n) continue;
-    const parts = divideLike(
-      total,
-      inIdx.map((i) => route.hops[i].amountOut),
-    );
-    inIdx.forEach((i, k) => {
-      if (parts[k] === 0n) return;
-      const h = route.hops[i];
-      const pool = current.get(h.pool.address)!;
-      const q = hopQuote(memo, i, pool, h.inputMint, parts[k], false);
-      need.set(h.inputMint, (need.get(h.inputMint) ?? 0n) + q.amountIn);
-      if (t === route.outputMint) delivered += q.amountOut;
-      hops[i] = { pool, inputMint: h.inputMint, outputMint: t, amountGiven: q.amountIn, amountIn: q.amountIn, amountOut: q.amountOut, feeAmount: q.feeAmount };
-    });
+  for (let t = order.length - 1; t >= 0; t--) {
+    const total = amounts[t];
+    const ins = plan.ins[t];
+    if (ins.length === 0 || total === 0n) continue;
+    const parts = divideLike(total, plan.inWeights[t]);
+    for (let k = 0; k < ins.length; k++) {
+      if (parts[k] === 0n) continue;
+      const i = ins[k];
+      const pool = pools[i];
+      const q = hopQuote(memo, i, pool, order[from[i]], parts[k], false);
+      amounts[from[i]] += q.amountIn;
+      if (t === plan.outputAt) delivered += q.amountOut;
+      hops[i] = { pool, inputMint: order[from[i]], outputMint: order[t], amountGiven: q.amountIn, amountIn: q.amountIn, amountOut: q.amountOut, feeAmount: q.feeAmount };
+    }
   }
   const kept = hops.filter((h): h is RouteHop => h !== null);
-  return { mode: 'ExactOut', inputMint: route.inputMint, outputMint: route.outputMint, amountIn: need.get(route.inputMint) ?? 0n, amountOut: delivered, hops: kept };
+  return { mode: 'ExactOut', inputMint: route.inputMint, outputMint: route.outputMint, amountIn: amounts[plan.inputAt], amountOut: delivered, hops: kept };
 }
 
 /**
