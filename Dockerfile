@@ -18,4 +18,4 @@ COPY --from=build /app/dist ./dist
 COPY package.json ./
 ARG APP=all-in-one
 ENV APP=${APP}
-CMD ["sh", "-c", "exec node --max-semi-space-size=64 dist/apps/${APP}/src/main.js"]
+CMD ["sh", "-c", "exec node dist/apps/${APP}/src/main.js"]

@@ -57,8 +57,7 @@ async function startStreamApp(dir: string): Promise<{ url: string; child: ChildP
   const main = path.join(__dirname, '..', 'apps', 'stream', 'src', 'main.ts');
   for (let attempt = 0; ; attempt++) {
     const port = 20_000 + Math.floor(Math.random() * 30_000);
-    // as npm run start:stream runs it
-    const child = spawn(process.execPath, ['--max-semi-space-size=64', '-r', register, main], { env: { ...process.env, DATA_DIR: dir, PORT: String(port), LOG_DRIVER: 'embedded' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['-r', register, main], { env: { ...process.env, DATA_DIR: dir, PORT: String(port), LOG_DRIVER: 'embedded' }, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     const up = await new Promise<boolean>((resolve) => {
       const onData = (d: Buffer): void => {
