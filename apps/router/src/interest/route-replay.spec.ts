@@ -13,6 +13,30 @@ function project(p: Projection, updates: PoolUpdate[], from: number): number {
   return off;
 }
 
+/**
+ * A 300-pool market of all six programs and up to 150 routes on it (pairs picked by `pick`,
+ * amounts from 100 to 1e10, both modes); `step()` moves the market one slot.
+ */
+function sampledRoutes(seed: number, swapsPerSlot: number, pick: (i: number) => [number, number]) {
+  const market = new SimMarket({ seed, pools: 300, tokens: 50, swapsPerSlot, programs: 'all' });
+  const p = new Projection();
+  let off = project(p, market.genesis(), 0);
+  const mints = market.tokens.map((t) => t.mint).filter((m) => p.poolsOf(m).length > 0);
+  const routes: Array<{ amount: bigint; route: Route }> = [];
+  for (let i = 0; routes.length < 150 && i < 1000; i++) {
+    const [x, y] = pick(i);
+    const [a, b] = [mints[x % mints.length], mints[y % mints.length]];
+    if (a === b) continue;
+    const amount = 10n ** BigInt(2 + (i % 9)) + BigInt(i);
+    try {
+      routes.push({ amount, route: findBestRoute(p, { inputMint: a, outputMint: b, amount, mode: i % 2 === 0 ? 'ExactOut' : 'ExactIn', maxHops: 4 }) });
+    } catch (e) {
+      if (!(e instanceof RouteError)) throw e;
+    }
+  }
+  return { p, routes, step: () => void (off = project(p, market.step(), off)) };
+}
+
 const amounts = (r: Route) => ({
   amountIn: r.amountIn,
   amountOut: r.amountOut,
@@ -116,22 +140,7 @@ describe('replayRoute on the simulated market (all six programs)', () => {
 });
 
 describe('replayRoute: the single-path shortcut', () => {
-  const market = new SimMarket({ seed: 33, pools: 300, tokens: 50, swapsPerSlot: 40, programs: 'all' });
-  const p = new Projection();
-  let off = project(p, market.genesis(), 0);
-  const mints = market.tokens.map((t) => t.mint).filter((m) => p.poolsOf(m).length > 0);
-  const routes: Array<{ amount: bigint; route: Route }> = [];
-  for (let i = 0; routes.length < 150 && i < 1000; i++) {
-    const a = mints[(i * 5) % mints.length];
-    const b = mints[(i * 11 + 3) % mints.length];
-    if (a === b) continue;
-    const amount = 10n ** BigInt(2 + (i % 9)) + BigInt(i);
-    try {
-      routes.push({ amount, route: findBestRoute(p, { inputMint: a, outputMint: b, amount, mode: i % 2 === 0 ? 'ExactOut' : 'ExactIn', maxHops: 4 }) });
-    } catch (e) {
-      if (!(e instanceof RouteError)) throw e;
-    }
-  }
+  const { p, routes, step } = sampledRoutes(33, 40, (i) => [i * 5, i * 11 + 3]);
 
   it('gives exactly what the general flow bookkeeping gives, or the same error, as the market moves', () => {
     const singles = routes.filter(({ route }) => planReplay(route).single);
@@ -148,7 +157,7 @@ describe('replayRoute: the single-path shortcut', () => {
     };
     let compared = 0;
     for (let s = 0; s < 6; s++) {
-      off = project(p, market.step(), off);
+      step();
       for (const { amount, route } of singles) {
         const plan = planReplay(route);
         const general = { ...plan, single: false };
@@ -166,22 +175,7 @@ describe('replayRoute: the single-path shortcut', () => {
 });
 
 describe('replayRoute: the memo of hop quotes', () => {
-  const market = new SimMarket({ seed: 44, pools: 300, tokens: 50, swapsPerSlot: 12, programs: 'all' });
-  const p = new Projection();
-  let off = project(p, market.genesis(), 0);
-  const mints = market.tokens.map((t) => t.mint).filter((m) => p.poolsOf(m).length > 0);
-  const routes: Array<{ amount: bigint; route: Route }> = [];
-  for (let i = 0; routes.length < 150 && i < 1000; i++) {
-    const a = mints[(i * 3) % mints.length];
-    const b = mints[(i * 17 + 5) % mints.length];
-    if (a === b) continue;
-    const amount = 10n ** BigInt(2 + (i % 9)) + BigInt(i);
-    try {
-      routes.push({ amount, route: findBestRoute(p, { inputMint: a, outputMint: b, amount, mode: i % 2 === 0 ? 'ExactOut' : 'ExactIn', maxHops: 4 }) });
-    } catch (e) {
-      if (!(e instanceof RouteError)) throw e;
-    }
-  }
+  const { p, routes, step } = sampledRoutes(44, 12, (i) => [i * 3, i * 17 + 5]);
 
   it('gives exactly what a replay without it gives (or the same error), and quotes only the hops whose pool or amount changed', () => {
     const outcome = (f: () => Route) => {
@@ -212,7 +206,7 @@ describe('replayRoute: the memo of hop quotes', () => {
     let compared = 0;
     let hops = 0;
     for (let s = 0; s < 8; s++) {
-      if (s > 0) off = project(p, market.step(), off);
+      if (s > 0) step();
       quoted = 0;
       hops = 0;
       routes.forEach(({ amount, route }, i) => {
