@@ -43,6 +43,16 @@ const amounts = (r: Route) => ({
   hops: r.hops.map((h) => [h.pool.address, h.inputMint, h.outputMint, h.amountGiven, h.amountIn, h.amountOut, h.feeAmount]),
 });
 
+/** a replay's amounts, or the name of the error it threw (a pool gone, a hop that cannot fill) */
+function outcome(f: () => Route) {
+  try {
+    return amounts(f());
+  } catch (e) {
+    if (e instanceof PoolQuoteError || e instanceof PoolGoneError) return e.constructor.name;
+    throw e;
+  }
+}
+
 describe('divideLike', () => {
   it('parts add up to the total and equal the weights when the total is their sum', () => {
     fc.assert(
@@ -147,14 +157,6 @@ describe('replayRoute: the single-path shortcut', () => {
     expect(singles.length).toBeGreaterThan(50);
     expect(singles.some(({ route }) => route.mode === 'ExactOut' && route.hops.length > 1)).toBe(true);
     expect(singles.some(({ route }) => route.mode === 'ExactIn' && route.hops.length > 1)).toBe(true);
-    const outcome = (f: () => Route) => {
-      try {
-        return amounts(f());
-      } catch (e) {
-        if (e instanceof PoolQuoteError || e instanceof PoolGoneError) return e.constructor.name;
-        throw e;
-      }
-    };
     let compared = 0;
     for (let s = 0; s < 6; s++) {
       step();
@@ -178,14 +180,6 @@ describe('replayRoute: the memo of hop quotes', () => {
   const { p, routes, step } = sampledRoutes(44, 12, (i) => [i * 3, i * 17 + 5]);
 
   it('gives exactly what a replay without it gives (or the same error), and quotes only the hops whose pool or amount changed', () => {
-    const outcome = (f: () => Route) => {
-      try {
-        return amounts(f());
-      } catch (e) {
-        if (e instanceof PoolQuoteError || e instanceof PoolGoneError) return e.constructor.name;
-        throw e;
-      }
-    };
     // every pool quote, counted by wrapping the lookup's pools
     let quoted = 0;
     const counting = new Map<object, object>();
