@@ -58,7 +58,7 @@ export function renderMarkdown(command: string, sections: BenchSection[], date: 
   const out: string[] = [];
   out.push('# Benchmarks', '');
   out.push(`Produced by \`${command}\` on ${date}.`, '');
-  out.push(`Machine: ${machineLine()}. Single process; figures are from one run, so expect a few percent of noise.`, '');
+  out.push(`Machine: ${machineLine()}. Figures are from one run: expect a few percent of noise on throughputs and medians, and much more on tail latencies (the live stream's p99 ranged from 250 to 650 ms between runs on this machine).`, '');
   for (const s of sections) {
     out.push(`## ${s.title}`, '', s.description, '');
     out.push('| metric | value | target | verdict | notes |', '|---|---|---|---|---|');
