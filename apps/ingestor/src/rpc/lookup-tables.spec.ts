@@ -4,8 +4,7 @@
  * real embedded log; the router's projection and lookup table index take them from there.
  */
 import * as fs from 'node:fs';
-import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { startJsonRpcServer, type JsonRpcServer } from '../../../../test/support/json-rpc-server';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Projection } from '../../../router/src/projection/projection';
@@ -27,34 +26,26 @@ let chain = new Map<string, string>();
 let slot = 345_000_000;
 let failNext = false;
 const seen: { method: string; auth: string | undefined }[] = [];
-let server: http.Server;
+let server: JsonRpcServer;
 let url: string;
 
 beforeAll(async () => {
-  server = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (c) => (body += c));
-    req.on('end', () => {
-      const r = JSON.parse(body);
-      seen.push({ method: r.method, auth: req.headers.authorization });
-      res.setHeader('content-type', 'application/json');
-      if (failNext) {
-        failNext = false;
-        res.end(JSON.stringify({ jsonrpc: '2.0', id: r.id, error: { code: -32005, message: 'Node is behind by 420 slots' } }));
-        return;
-      }
-      const keys: string[] = r.params[0];
-      const value = keys.map((k) => {
-        const data = chain.get(k);
-        return data === undefined ? null : { data: [data, 'base64'], executable: false, lamports: 6_625_920, owner: PROGRAM_IDS.addressLookupTable, rentEpoch: 18446744073709551615, space: Buffer.from(data, 'base64').length };
-      });
-      res.end(JSON.stringify({ jsonrpc: '2.0', id: r.id, result: { context: { apiVersion: '2.1.13', slot }, value } }));
+  server = await startJsonRpcServer((call) => {
+    seen.push({ method: call.method, auth: call.auth });
+    if (failNext) {
+      failNext = false;
+      return new Error('Node is behind by 420 slots');
+    }
+    const keys = call.params[0] as string[];
+    const value = keys.map((k) => {
+      const data = chain.get(k);
+      return data === undefined ? null : { data: [data, 'base64'], executable: false, lamports: 6_625_920, owner: PROGRAM_IDS.addressLookupTable, rentEpoch: 18446744073709551615, space: Buffer.from(data, 'base64').length };
     });
+    return { context: { apiVersion: '2.1.13', slot }, value };
   });
-  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  url = server.url;
 });
-afterAll(() => new Promise<void>((ok) => server.close(() => ok())));
+afterAll(() => server.close());
 
 describe('LookupTableIngest', () => {
   let dir: string;

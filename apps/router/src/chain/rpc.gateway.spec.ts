@@ -2,8 +2,7 @@
  * The rpc gateway against a local JSON-RPC HTTP server answering responses in the shape a
  * Solana node returns (recorded from the JSON-RPC API: getLatestBlockhash, simulateTransaction).
  */
-import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { startJsonRpcServer, type JsonRpcServer } from '../../../../test/support/json-rpc-server';
 import { Keypair, TransactionMessage, VersionedTransaction } from '@solana/web3.js';
 import { PROGRAM_IDS } from '../../../../libs/solana/src/programs';
 import { setComputeUnitLimit } from '../../../../libs/solana/src/instructions/system-token';
@@ -15,25 +14,17 @@ import { ChainGatewayError } from './chain-gateway';
 const BLOCKHASH = 'EkSnNWid2cvwEVnVx9aBqawnmiCNiDgp3gUdkDPTKN1N';
 let answer: (method: string, params: unknown[]) => unknown;
 const seen: { method: string; auth: string | undefined; params: unknown[] }[] = [];
-let server: http.Server;
+let server: JsonRpcServer;
 let url: string;
 
 beforeAll(async () => {
-  server = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (c) => (body += c));
-    req.on('end', () => {
-      const r = JSON.parse(body);
-      seen.push({ method: r.method, auth: req.headers.authorization, params: r.params });
-      const result = answer(r.method, r.params);
-      res.setHeader('content-type', 'application/json');
-      res.end(JSON.stringify(result instanceof Error ? { jsonrpc: '2.0', id: r.id, error: { code: -32005, message: result.message } } : { jsonrpc: '2.0', id: r.id, result }));
-    });
+  server = await startJsonRpcServer((call) => {
+    seen.push({ method: call.method, auth: call.auth, params: call.params });
+    return answer(call.method, call.params);
   });
-  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  url = server.url;
 });
-afterAll(() => new Promise<void>((ok) => server.close(() => ok())));
+afterAll(() => server.close());
 
 const wallet = Keypair.generate().publicKey;
 function tx(): VersionedTransaction {

@@ -5,8 +5,7 @@
  * the estimate; with one, the consumption the node reports plus 10%, rounded up, at most
  * 1,400,000; a simulation that runs out of units is repeated with 1,400,000 first.
  */
-import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { startJsonRpcServer, type JsonRpcServer } from '../../../../test/support/json-rpc-server';
 import { Keypair, VersionedTransaction } from '@solana/web3.js';
 import { SimMarket } from '../../../ingestor/src/sim/market';
 import { Projection } from '../projection/projection';
@@ -28,7 +27,7 @@ for (const u of market.genesis()) projection.apply({ partition: 0, offset: offse
 /** answers simulateTransaction with the value this returns for the transaction's unit limit */
 let simulate: (limit: number) => { err: unknown; logs: string[]; unitsConsumed: number };
 const calls: Array<{ method: string; limit?: number }> = [];
-let server: http.Server;
+let server: JsonRpcServer;
 let service: SwapService;
 
 /** the SetComputeUnitLimit of a transaction (its first instruction) */
@@ -40,30 +39,23 @@ function limitOf(tx: VersionedTransaction): number {
 }
 
 beforeAll(async () => {
-  server = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (c) => (body += c));
-    req.on('end', () => {
-      const r = JSON.parse(body);
-      let result: unknown;
-      if (r.method === 'getLatestBlockhash') {
-        calls.push({ method: r.method });
-        result = { context: { slot: 341197247, apiVersion: '2.1.13' }, value: { blockhash: BLOCKHASH, lastValidBlockHeight: LAST_VALID } };
-      } else if (r.method === 'simulateTransaction') {
-        const limit = limitOf(VersionedTransaction.deserialize(Buffer.from(r.params[0], 'base64')));
-        calls.push({ method: r.method, limit });
-        result = { context: { slot: 341197250, apiVersion: '2.1.13' }, value: { accounts: null, returnData: null, ...simulate(limit) } };
-      }
-      res.setHeader('content-type', 'application/json');
-      res.end(JSON.stringify(result === undefined ? { jsonrpc: '2.0', id: r.id, error: { code: -32601, message: 'Method not found' } } : { jsonrpc: '2.0', id: r.id, result }));
-    });
+  server = await startJsonRpcServer((call) => {
+    if (call.method === 'getLatestBlockhash') {
+      calls.push({ method: call.method });
+      return { context: { slot: 341197247, apiVersion: '2.1.13' }, value: { blockhash: BLOCKHASH, lastValidBlockHeight: LAST_VALID } };
+    }
+    if (call.method === 'simulateTransaction') {
+      const limit = limitOf(VersionedTransaction.deserialize(Buffer.from(call.params[0] as string, 'base64')));
+      calls.push({ method: call.method, limit });
+      return { context: { slot: 341197250, apiVersion: '2.1.13' }, value: { accounts: null, returnData: null, ...simulate(limit) } };
+    }
+    return undefined;
   });
-  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const url = server.url;
   const config = loadConfig({ DATA_DIR: 'unused', CHAIN_GATEWAY: 'rpc', RPC_URL: url });
   service = new SwapService({ projection } as unknown as ProjectionService, config, new RpcChainGateway(url, null));
 });
-afterAll(() => new Promise<void>((ok) => server.close(() => ok())));
+afterAll(() => server.close());
 beforeEach(() => {
   calls.length = 0;
 });
