@@ -123,6 +123,8 @@ describe('fitRoute', () => {
       error = e;
     }
     expect(error).toBeInstanceOf(NoFittingRouteError);
+    // it carries the build of the best route (what /instructions serves then)
+    expect((error as NoFittingRouteError).best).toEqual(build(search(null)));
     expect((error as Error).message).toMatch(/^transaction too large: 1500 bytes exceeds the 1232-byte limit; no smaller route fits \(\d+ other routes tried\)$/);
     expect(rungs).toBe(fitLadder(5).length);
   });

@@ -41,7 +41,8 @@ export interface Fitted<B> {
  * The best route (`search(null)`), or, when its transaction is too large, the first shape of
  * the ladder whose route's transaction fits. `measure` returns the serialized size or throws
  * TransactionTooLargeError. A rung whose search fails (no route of that shape) is skipped; the
- * unconstrained search's errors go to the caller. Throws NoFittingRouteError when nothing fits.
+ * unconstrained search's errors go to the caller. Throws NoFittingRouteError (carrying the best
+ * route's build) when nothing fits.
  */
 export function fitRoute<B>(
   search: (shape: RouteShape | null) => Route,
@@ -76,14 +77,16 @@ export function fitRoute<B>(
       if (!(e instanceof TransactionTooLargeError)) throw e;
     }
   }
-  throw new NoFittingRouteError(first.size, tried.size);
+  throw new NoFittingRouteError(first.size, tried.size, built);
 }
 
 /** No route of any shape makes a transaction of at most 1232 bytes. */
-export class NoFittingRouteError extends Error {
+export class NoFittingRouteError<B = unknown> extends Error {
   constructor(
     readonly bestSize: number,
     readonly routesTried: number,
+    /** what `build` made of the best route (a composer may bring its own lookup tables) */
+    readonly best: B,
   ) {
     super(`transaction too large: ${bestSize} bytes exceeds the ${PACKET_DATA_SIZE}-byte limit; no smaller route fits (${routesTried - 1} other routes tried)`);
     this.name = 'NoFittingRouteError';

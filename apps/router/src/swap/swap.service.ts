@@ -113,19 +113,10 @@ export class SwapService {
       built = this.build(p, 'failed to build instructions', MEASURE_BLOCKHASH).built;
     } catch (e) {
       if (!(e instanceof NoFittingRouteError)) throw e;
-      built = this.unfitted(p);
+      built = (e as NoFittingRouteError<BuiltSwap>).best;
     }
     const tables = this.tables.select(p.userWallet, built.instructions).map((t) => t.key.toBase58());
     return instructionsResult(built, tables);
-  }
-
-  private unfitted(p: SwapParams): BuiltSwap {
-    try {
-      return this.buildRoute(findBestRoute(this.projections.projection, { inputMint: p.inputMint, outputMint: p.outputMint, amount: p.amount, mode: p.swapMode, maxHops: this.config.maxHops }), p);
-    } catch (e) {
-      this.logger.error(`failed to build instructions: ${(e as Error).message}`);
-      throw new ApiError(HttpStatus.INTERNAL_SERVER_ERROR, 'failed to build instructions');
-    }
   }
 
   async swap(p: SwapParams & { skipSimulation: boolean }): Promise<SwapResult> {
