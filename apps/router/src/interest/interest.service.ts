@@ -40,7 +40,7 @@ import { ProjectionService } from '../projection/projection.service';
 import { DEFAULT_INTEREST_TTL_MS, InterestRegistry, MAX_INTEREST_TTL_MS, type InterestChange } from './interest-registry';
 import { positionsSince } from './interest-window';
 import { quoteFields } from './quote-fields';
-import { planReplay, PoolGoneError, replayRoute, type ReplayMemo, type ReplayPlan } from './route-replay';
+import { isSinglePath, planReplay, PoolGoneError, replayRoute, type ReplayMemo, type ReplayPlan } from './route-replay';
 
 /** bursts of pool changes are coalesced into one recompute after this long */
 export const DEBOUNCE_MS = 50;
@@ -559,8 +559,13 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
   private pathEstimate(w: Watched, path: EstimatedPath): number | undefined {
     const projection = this.projections.projection;
     const n = path.pools.length;
+    const seen = path.seen;
+    if (seen !== undefined) {
+      let i = 0;
+      while (i < n && projection.pool(path.pools[i]) === seen[i]) i++;
+      if (i === n) return path.est;
+    }
     const pools: Pool[] = new Array(n);
-    let same = path.seen !== undefined;
     for (let i = 0; i < n; i++) {
       const p = projection.pool(path.pools[i]);
       if (!p) {
@@ -568,9 +573,7 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
         return undefined;
       }
       pools[i] = p;
-      if (same && path.seen![i] !== p) same = false;
     }
-    if (same) return path.est;
     const mints = path.mints;
     let a = Number(w.amount);
     if (w.mode === 'ExactIn') for (let i = 0; i < n; i++) a = pools[i].approxOut(mints[i], a);
@@ -580,11 +583,12 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     return path.est;
   }
 
-  private routeEstimate(w: Watched): number | undefined {
+  /** the route's estimate: a single path's float guide, a split's last exact amounts (`quote`: the last quote) */
+  private routeEstimate(w: Watched, quote: QuotesChanged | undefined = w.last): number | undefined {
     const r = w.route;
     if (!r) return undefined;
     if (w.routePath) return this.pathEstimate(w, w.routePath);
-    const last = w.last && w.last.error === undefined ? w.last : undefined;
+    const last = quote && quote.error === undefined ? quote : undefined;
     const exact = w.mode === 'ExactIn' ? (last?.amountOut ?? r.amountOut.toString()) : (last?.amountIn ?? r.amountIn.toString());
     return Number(exact);
   }
@@ -630,7 +634,7 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     // a route pool's change is a replay; its candidate entry would only add a search
     for (const d of routeDeps) cand.delete(d);
     if (w.route) {
-      const current = this.routeEstimate({ ...w, last: q });
+      const current = this.routeEstimate(w, q);
       for (const c of cands) {
         const e = this.pathEstimate(w, c);
         c.ratio = current === undefined || e === undefined ? 1 : w.mode === 'ExactIn' ? e / current : current / e;
@@ -659,7 +663,7 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
 
   private quoteOf(w: Watched, route: Route): QuotesChanged {
     // a replay keeps every hop of a single path (or fails), so the plan's shape holds for it
-    const single = w.plan && w.route && route.hops.length === w.route.hops.length ? w.plan.single : planReplay(route).single;
+    const single = w.plan && w.route && route.hops.length === w.route.hops.length ? w.plan.single : isSinglePath(route);
     const { priceImpactBps, hops } = quoteFields(route, single);
     return { tuple: w.tuple, amountOut: route.amountOut.toString(), amountIn: route.amountIn.toString(), priceImpactBps, hops, slot: this.projections.projection.slot };
   }

@@ -112,9 +112,14 @@ export interface ReplayPlan {
   inWeights: bigint[][];
 }
 
+/** the route's hops form one path: each takes what the previous one gave */
+export function isSinglePath(route: Route): boolean {
+  return route.hops.every((h, i) => i === 0 || h.inputMint === route.hops[i - 1].outputMint);
+}
+
 export function planReplay(route: Route): ReplayPlan {
   const hops = route.hops;
-  const single = hops.every((h, i) => i === 0 || h.inputMint === hops[i - 1].outputMint);
+  const single = isSinglePath(route);
   const order = tokenOrder(route);
   const at = new Map(order.map((t, i) => [t, i]));
   const from = hops.map((h) => at.get(h.inputMint)!);

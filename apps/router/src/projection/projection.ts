@@ -243,10 +243,8 @@ export class Projection implements TokenGraph {
   private readonly adjacency = new Map<string, Pool[]>();
   /** pool slots to re-materialise, in the order they were first marked */
   private dirty: AccountSlot[] = [];
-  /** pools re-materialised since the last drainChanged() */
-  private changed = new Set<string>();
-  /** ... and the append time of the first record since then that changed each of them */
-  private changedAt = new Map<string, number>();
+  /** pools re-materialised since the last drainChanged(), each with the append time of the first record since then that changed it */
+  private changed = new Map<string, number>();
   /** the append time of the record being applied */
   private applying = NaN;
   private readonly lastApplied: Record<string, string> = {};
@@ -419,10 +417,7 @@ export class Projection implements TokenGraph {
     for (let i = 0; i < dirty.length; i++) {
       const slot = dirty[i];
       this.rematerialise(slot);
-      if (!this.changed.has(slot.address)) {
-        this.changed.add(slot.address);
-        this.changedAt.set(slot.address, slot.dirtyAt);
-      }
+      if (!this.changed.has(slot.address)) this.changed.set(slot.address, slot.dirtyAt);
     }
     this.dirty = [];
     for (const slot of dirty) {
@@ -440,11 +435,10 @@ export class Projection implements TokenGraph {
    */
   drainChanged(times?: Map<string, number>): Set<string> {
     this.settle();
-    const out = this.changed;
-    if (times) for (const [address, at] of this.changedAt) times.set(address, at);
-    this.changed = new Set();
-    this.changedAt = new Map();
-    return out;
+    const changed = this.changed;
+    this.changed = new Map();
+    if (times) for (const [address, at] of changed) times.set(address, at);
+    return new Set(changed.keys());
   }
 
   /** the pool being built: its account and dependencies are read from its slots, not the map */

@@ -359,8 +359,12 @@ export class EmbeddedLog implements LogPort {
     const store = this.store(topic, true)!;
     if (messages.length === 0) return [];
     const { first, ts } = store.append(messages);
-    const batch: AppendedBatch = { first, messages: messages.map((m) => ({ key: m.key, value: Buffer.from(m.value) })), ts };
-    emitterFor(this.dataDir, topic).emit('append', batch);
+    const emitter = emitterFor(this.dataDir, topic);
+    // copies of the values only when a subscription of this process will take them
+    if (emitter.listenerCount('append') > 0) {
+      const batch: AppendedBatch = { first, messages: messages.map((m) => ({ key: m.key, value: Buffer.from(m.value) })), ts };
+      emitter.emit('append', batch);
+    }
     const results: AppendResult[] = new Array(messages.length);
     for (let i = 0; i < messages.length; i++) results[i] = { partition: 0, offset: String(first + i) };
     return results;
