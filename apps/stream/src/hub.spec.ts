@@ -9,10 +9,13 @@ class FakeConn implements StreamConnection {
   static n = 0;
   readonly id = FakeConn.n++;
   sent: any[] = [];
+  /** what send() was given, as given */
+  raw: Array<object | string> = [];
   open = true;
-  send(m: object): boolean {
+  send(m: object | string): boolean {
     if (!this.open) return false;
-    this.sent.push(m);
+    this.raw.push(m);
+    this.sent.push(typeof m === 'string' ? JSON.parse(m) : m);
     return true;
   }
 }
@@ -76,6 +79,30 @@ describe('StreamHub', () => {
     hub.onQuote(quote('10', { slot: 9 }));
     expect(a.sent).toHaveLength(1);
     expect(b.sent).toHaveLength(1);
+  });
+
+  it('serializes a quote once for all the connections that hold its tuple', () => {
+    const conns = [new FakeConn(), new FakeConn(), new FakeConn()];
+    for (const c of conns) {
+      hub.connect(c);
+      hub.subscribe(c, [pair()]);
+    }
+    hub.onQuote(quote('10'));
+    const texts = conns.map((c) => c.raw[0]);
+    expect(typeof texts[0]).toBe('string');
+    // the same string instance, not three equal serializations
+    expect(texts[1]).toBe(texts[0]);
+    expect(texts[2]).toBe(texts[0]);
+    expect(JSON.parse(texts[0] as string)).toEqual({ type: 'quote', ...pair(), amountIn: '1000', amountOut: '10', priceImpactBps: 1, hops: 1, slot: 5 });
+    // a later subscriber gets the cached quote's text too
+    const late = new FakeConn();
+    hub.connect(late);
+    hub.subscribe(late, [pair()]);
+    expect(late.raw[0]).toBe(texts[0]);
+    // a new quote is a new text
+    hub.onQuote(quote('11', { slot: 6 }));
+    expect(conns[0].raw[1]).not.toBe(texts[0]);
+    expect(conns[0].sent[1]).toMatchObject({ amountOut: '11', slot: 6 });
   });
 
   it('enforces the per-connection limit with an error', () => {

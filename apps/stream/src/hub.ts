@@ -8,8 +8,11 @@ import { parseTuple, quoteFingerprint, tupleKey, type QuoteTuple, type QuotesCha
  */
 export interface StreamConnection {
   readonly id: number;
-  /** queue a JSON message; returns false when the connection was dropped (slow reader) */
-  send(message: object): boolean;
+  /**
+   * queue a message (an object to serialize, or its JSON text already serialized); returns false
+   * when the connection was dropped (slow reader)
+   */
+  send(message: object | string): boolean;
 }
 
 export const MAX_SUBSCRIPTIONS_PER_CONNECTION = 256;
@@ -24,6 +27,9 @@ interface TupleState {
   tuple: QuoteTuple;
   conns: Set<StreamConnection>;
   last?: QuotesChanged;
+  /** of `last`: its fingerprint and, once a connection needed it, its message as JSON text (shared by all its connections) */
+  lastFp?: string;
+  lastText?: string;
 }
 
 interface ConnState {
@@ -90,7 +96,7 @@ export class StreamHub {
       }
       t.conns.add(conn);
       if (t.last) {
-        this.deliver(conn, state, key, t.last);
+        this.deliver(conn, state, key, t);
         // the first quote found the connection's queue full: it was dropped, stop here
         if (this.conns.get(conn) !== state) return { count, errors: [] };
       }
@@ -129,9 +135,11 @@ export class StreamHub {
     const t = this.tuples.get(key);
     if (!t) return;
     t.last = q;
+    t.lastFp = quoteFingerprint(q);
+    t.lastText = undefined;
     for (const conn of [...t.conns]) {
       const state = this.conns.get(conn);
-      if (state) this.deliver(conn, state, key, q);
+      if (state) this.deliver(conn, state, key, t);
     }
   }
 
@@ -145,11 +153,13 @@ export class StreamHub {
     return { connections: this.conns.size, tuples: this.tuples.size, subscriptions };
   }
 
-  private deliver(conn: StreamConnection, state: ConnState, key: string, q: QuotesChanged): void {
-    const fp = quoteFingerprint(q);
+  /** send the tuple's last quote unless it is what this connection was last sent (fingerprint and text computed once per quote) */
+  private deliver(conn: StreamConnection, state: ConnState, key: string, t: TupleState): void {
+    const fp = (t.lastFp ??= quoteFingerprint(t.last!));
     if (state.lastSent.get(key) === fp) return;
     state.lastSent.set(key, fp);
-    if (!conn.send(quoteMessage(q))) this.disconnect(conn);
+    const text = (t.lastText ??= JSON.stringify(quoteMessage(t.last!)));
+    if (!conn.send(text)) this.disconnect(conn);
   }
 
   private release(key: string, conn: StreamConnection): void {

@@ -18,7 +18,7 @@ class WsConnection implements StreamConnection {
     private readonly maxBuffered: number,
   ) {}
 
-  send(message: object): boolean {
+  send(message: object | string): boolean {
     if (this.dropped || this.socket.readyState !== this.socket.OPEN) return false;
     if (this.socket.bufferedAmount > this.maxBuffered) {
       this.dropped = true;
@@ -27,7 +27,7 @@ class WsConnection implements StreamConnection {
       return false;
     }
     this.cork();
-    this.socket.send(JSON.stringify(message));
+    this.socket.send(typeof message === 'string' ? message : JSON.stringify(message));
     return true;
   }
 

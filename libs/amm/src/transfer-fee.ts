@@ -131,30 +131,37 @@ export abstract class TransferFeeQuoting {
   protected abstract rawApproxOut(inputMint: string, amountIn: number): number;
   protected abstract rawApproxIn(inputMint: string, amountOut: number): number;
 
-  /** transfer fees of the input and output mints for a swap from `inputMint` */
-  private transferFees(inputMint: string): [EpochTransferFee | null, EpochTransferFee | null] {
-    return inputMint === this.mintA ? [this.transferFeeA, this.transferFeeB] : [this.transferFeeB, this.transferFeeA];
+  /** transfer fees of the input and of the output mint for a swap from `inputMint` (no array: these run per hop quote and per estimate) */
+  private feeIn(inputMint: string): EpochTransferFee | null {
+    return inputMint === this.mintA ? this.transferFeeA : this.transferFeeB;
+  }
+
+  private feeOut(inputMint: string): EpochTransferFee | null {
+    return inputMint === this.mintA ? this.transferFeeB : this.transferFeeA;
   }
 
   /** exact, what the user pays and receives: Token-2022 transfer fees applied around the swap */
   quoteExactIn(inputMint: string, amountIn: bigint): HopQuote {
-    const [tIn, tOut] = this.transferFees(inputMint);
-    return exactInWithTransferFees(amountIn, tIn, tOut, (net) => this.rawExactIn(inputMint, net));
+    const feeIn = this.feeIn(inputMint);
+    const feeOut = this.feeOut(inputMint);
+    // no fee on either mint: the swap itself (no closure per quote)
+    if (feeIn === null && feeOut === null) return this.rawExactIn(inputMint, amountIn);
+    return exactInWithTransferFees(amountIn, feeIn, feeOut, (net) => this.rawExactIn(inputMint, net));
   }
 
   /** exact, what the user pays and receives: Token-2022 transfer fees applied around the swap */
   quoteExactOut(inputMint: string, amountOut: bigint): HopQuote {
-    const [tIn, tOut] = this.transferFees(inputMint);
-    return exactOutWithTransferFees(amountOut, tIn, tOut, (gross) => this.rawExactOut(inputMint, gross));
+    const feeIn = this.feeIn(inputMint);
+    const feeOut = this.feeOut(inputMint);
+    if (feeIn === null && feeOut === null) return this.rawExactOut(inputMint, amountOut);
+    return exactOutWithTransferFees(amountOut, feeIn, feeOut, (gross) => this.rawExactOut(inputMint, gross));
   }
 
   approxOut(inputMint: string, amountIn: number): number {
-    const [tIn, tOut] = this.transferFees(inputMint);
-    return this.rawApproxOut(inputMint, amountIn * transferKeep(tIn)) * transferKeep(tOut);
+    return this.rawApproxOut(inputMint, amountIn * transferKeep(this.feeIn(inputMint))) * transferKeep(this.feeOut(inputMint));
   }
 
   approxIn(inputMint: string, amountOut: number): number {
-    const [tIn, tOut] = this.transferFees(inputMint);
-    return this.rawApproxIn(inputMint, amountOut / transferKeep(tOut)) / transferKeep(tIn);
+    return this.rawApproxIn(inputMint, amountOut / transferKeep(this.feeOut(inputMint))) / transferKeep(this.feeIn(inputMint));
   }
 }
