@@ -143,6 +143,11 @@ export class StreamHub {
     }
   }
 
+  /** whether a client of this hub holds the tuple with this key (see tupleKey) */
+  holds(key: string): boolean {
+    return this.tuples.has(key);
+  }
+
   activeTuples(): QuoteTuple[] {
     return [...this.tuples.values()].map((t) => t.tuple);
   }

@@ -24,7 +24,10 @@ export class StreamService implements OnModuleInit, OnApplicationShutdown {
   private sub?: Subscription;
   private lease?: NodeJS.Timeout;
   private pending: Promise<unknown> = Promise.resolve();
+  /** quotes-changed records rejected (malformed, unknown version, key not the tuple) */
   rejected = 0;
+  /** quotes-changed records of tuples no client of this instance holds (not decoded) */
+  skipped = 0;
 
   constructor(@Inject(LOG_PORT) private readonly log: LogPort) {
     this.hub = new StreamHub((op, tuple) => this.publish(op, tuple));
@@ -35,8 +38,16 @@ export class StreamService implements OnModuleInit, OnApplicationShutdown {
     await this.log.ensureTopic(TOPICS.quotesChanged);
     this.sub = await this.log.subscribe(TOPICS.quotesChanged, { from: 'end' }, (records) => {
       for (const r of records) {
+        // the key is the tuple: a quote no client of this instance holds is not even decoded
+        // (every stream instance reads the whole topic; each decodes only its own tuples)
+        if (!this.hub.holds(r.key)) {
+          this.skipped++;
+          continue;
+        }
         try {
-          this.hub.onQuote(decodeQuotesChanged(r.value));
+          const q = decodeQuotesChanged(r.value);
+          if (tupleKey(q.tuple) !== r.key) throw new ContractError(TOPICS.quotesChanged, 'malformed record: its key is not its tuple');
+          this.hub.onQuote(q);
         } catch (e) {
           if (!(e instanceof ContractError)) throw e;
           this.rejected++;

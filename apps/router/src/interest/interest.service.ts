@@ -111,6 +111,8 @@ interface Watched {
   /** the route as an estimated path when it is a single path */
   routePath?: EstimatedPath;
   last?: QuotesChanged;
+  /** quoteFingerprint(last) */
+  lastFp?: string;
   /** while queued for a check or a background search: the append time of the pool change that queued it */
   queuedBy?: number;
   /**
@@ -385,11 +387,13 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     // `cause`: the append time of the pool change this quote answers (none for a subscription's first quote)
     const emit = (w: Watched, q: QuotesChanged, cause?: number, by: 'replay' | 'search' = 'search', windowCause?: number): void => {
       const announce = this.announce.delete(w.key);
-      if (announce || w.last === undefined || quoteFingerprint(w.last) !== quoteFingerprint(q)) {
+      const fp = quoteFingerprint(q);
+      if (announce || w.last === undefined || w.lastFp !== fp) {
         out.push(q);
         if (cause !== undefined && this.pushObserver !== null) this.pushObserver(q, cause, by, windowCause);
       }
       w.last = q;
+      w.lastFp = fp;
     };
     for (const key of this.urgent) {
       if (Date.now() - started >= SLICE_MS) break;

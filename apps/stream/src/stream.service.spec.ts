@@ -1,0 +1,94 @@
+/**
+ * StreamService on a real embedded log: what it does with the quotes-changed records it reads.
+ * A record of a held tuple is decoded and pushed; a malformed one, or one whose key is not its
+ * tuple, is rejected and counted, and the records after it still arrive; a record of a tuple no
+ * client of this instance holds is skipped without being decoded.
+ */
+import * as fs from 'fs';
+import * as os from 'os';
+import * as path from 'path';
+import { Logger } from '@nestjs/common';
+import { encodeQuotesChanged, tupleKey, type QuotesChanged, type QuoteTuple } from '../../../libs/contracts/src/stream';
+import { TOPICS } from '../../../libs/contracts/src/topics';
+import { EmbeddedLog } from '../../../libs/log/src/embedded/embedded-log';
+import type { StreamConnection } from './hub';
+import { StreamService } from './stream.service';
+
+const SOL = 'So11111111111111111111111111111111111111112';
+const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
+
+class Conn implements StreamConnection {
+  readonly id = 1;
+  sent: any[] = [];
+  send(m: object | string): boolean {
+    this.sent.push(typeof m === 'string' ? JSON.parse(m) : m);
+    return true;
+  }
+}
+
+const held: QuoteTuple = { in: SOL, out: USDC, amount: '1000', exactIn: true };
+const other: QuoteTuple = { in: USDC, out: SOL, amount: '1000', exactIn: true };
+const quote = (tuple: QuoteTuple, amountOut: string): QuotesChanged => ({ tuple, amountOut, amountIn: tuple.amount, priceImpactBps: 1, hops: 1, slot: 7 });
+
+describe('StreamService reading quotes-changed', () => {
+  let dir: string;
+  let log: EmbeddedLog;
+  let svc: StreamService;
+  let conn: Conn;
+
+  beforeEach(async () => {
+    jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stream-service-'));
+    log = new EmbeddedLog({ dataDir: dir, pollIntervalMs: 5 });
+    svc = new StreamService(log);
+    await svc.onModuleInit();
+    conn = new Conn();
+    svc.hub.connect(conn);
+    svc.hub.subscribe(conn, [held]);
+  });
+
+  afterEach(async () => {
+    await svc.onApplicationShutdown();
+    await log.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+    jest.restoreAllMocks();
+  });
+
+  const until = async (ok: () => boolean): Promise<void> => {
+    for (let i = 0; i < 200 && !ok(); i++) await new Promise((r) => setTimeout(r, 10));
+  };
+
+  it('pushes held quotes, rejects and counts malformed ones, and skips tuples nobody here holds', async () => {
+    const warn = Logger.prototype.warn as jest.Mock;
+    await log.append(TOPICS.quotesChanged, [
+      { key: tupleKey(held), value: Buffer.from('{not json') },
+      // valid JSON, but the key names another tuple than the value
+      { key: tupleKey(held), value: encodeQuotesChanged(quote(other, '5')) },
+      { key: tupleKey(held), value: Buffer.from(JSON.stringify({ v: 99, ...quote(held, '6') })) },
+      // not held here: not decoded, so its garbage is not this instance's to report
+      { key: tupleKey(other), value: Buffer.from('also not json') },
+      { key: tupleKey(held), value: encodeQuotesChanged(quote(held, '10')) },
+    ]);
+    await until(() => conn.sent.length > 0);
+    expect(conn.sent).toEqual([expect.objectContaining({ type: 'quote', amountOut: '10', slot: 7 })]);
+    expect(svc.rejected).toBe(3);
+    expect(svc.skipped).toBe(1);
+    const reasons = warn.mock.calls.map((c) => String(c[0]));
+    expect(reasons).toEqual([
+      expect.stringMatching(/not JSON/),
+      expect.stringMatching(/its key is not its tuple/),
+      expect.stringMatching(/unsupported schema version 99/),
+    ]);
+  });
+
+  it('starts decoding a tuple once a client holds it', async () => {
+    await log.append(TOPICS.quotesChanged, [{ key: tupleKey(other), value: encodeQuotesChanged(quote(other, '3')) }]);
+    await until(() => svc.skipped === 1);
+    expect(svc.skipped).toBe(1);
+    svc.hub.subscribe(conn, [other]);
+    await log.append(TOPICS.quotesChanged, [{ key: tupleKey(other), value: encodeQuotesChanged(quote(other, '4')) }]);
+    await until(() => conn.sent.length > 0);
+    expect(conn.sent).toEqual([expect.objectContaining({ in: USDC, amountOut: '4' })]);
+    expect(svc.rejected).toBe(0);
+  });
+});
