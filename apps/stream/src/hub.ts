@@ -26,10 +26,14 @@ export interface SubscribeOutcome {
 interface TupleState {
   tuple: QuoteTuple;
   conns: Set<StreamConnection>;
-  last?: QuotesChanged;
-  /** of `last`: its fingerprint and, once a connection needed it, its message as JSON text (shared by all its connections) */
-  lastFp?: string;
-  lastText?: string;
+  last?: LastQuote;
+}
+
+/** a tuple's last quote, its fingerprint and, once a connection needed it, its message as JSON text (shared by all its connections) */
+interface LastQuote {
+  quote: QuotesChanged;
+  fp: string;
+  text?: string;
 }
 
 interface ConnState {
@@ -96,7 +100,7 @@ export class StreamHub {
       }
       t.conns.add(conn);
       if (t.last) {
-        this.deliver(conn, state, key, t);
+        this.deliver(conn, state, key, t.last);
         // the first quote found the connection's queue full: it was dropped, stop here
         if (this.conns.get(conn) !== state) return { count, errors: [] };
       }
@@ -129,17 +133,14 @@ export class StreamHub {
     for (const key of state.subs) this.release(key, conn);
   }
 
-  /** A quote from the router: push it to every subscriber whose last message differs. */
-  onQuote(q: QuotesChanged): void {
-    const key = tupleKey(q.tuple);
+  /** A quote from the router: push it to every subscriber whose last message differs (`key`: tupleKey of its tuple). */
+  onQuote(q: QuotesChanged, key: string = tupleKey(q.tuple)): void {
     const t = this.tuples.get(key);
     if (!t) return;
-    t.last = q;
-    t.lastFp = quoteFingerprint(q);
-    t.lastText = undefined;
+    t.last = { quote: q, fp: quoteFingerprint(q) };
     for (const conn of [...t.conns]) {
       const state = this.conns.get(conn);
-      if (state) this.deliver(conn, state, key, t);
+      if (state) this.deliver(conn, state, key, t.last);
     }
   }
 
@@ -158,13 +159,11 @@ export class StreamHub {
     return { connections: this.conns.size, tuples: this.tuples.size, subscriptions };
   }
 
-  /** send the tuple's last quote unless it is what this connection was last sent (fingerprint and text computed once per quote) */
-  private deliver(conn: StreamConnection, state: ConnState, key: string, t: TupleState): void {
-    const fp = (t.lastFp ??= quoteFingerprint(t.last!));
-    if (state.lastSent.get(key) === fp) return;
-    state.lastSent.set(key, fp);
-    const text = (t.lastText ??= JSON.stringify(quoteMessage(t.last!)));
-    if (!conn.send(text)) this.disconnect(conn);
+  /** send a tuple's last quote unless it is what this connection was last sent (its text serialized once for all connections) */
+  private deliver(conn: StreamConnection, state: ConnState, key: string, last: LastQuote): void {
+    if (state.lastSent.get(key) === last.fp) return;
+    state.lastSent.set(key, last.fp);
+    if (!conn.send((last.text ??= JSON.stringify(quoteMessage(last.quote))))) this.disconnect(conn);
   }
 
   private release(key: string, conn: StreamConnection): void {

@@ -47,7 +47,7 @@ export class StreamService implements OnModuleInit, OnApplicationShutdown {
         try {
           const q = decodeQuotesChanged(r.value);
           if (tupleKey(q.tuple) !== r.key) throw new ContractError(TOPICS.quotesChanged, 'malformed record: its key is not its tuple');
-          this.hub.onQuote(q);
+          this.hub.onQuote(q, r.key);
         } catch (e) {
           if (!(e instanceof ContractError)) throw e;
           this.rejected++;

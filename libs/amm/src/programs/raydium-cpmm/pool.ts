@@ -173,21 +173,23 @@ export class CpmmPool implements Pool {
     return { amountIn: r.amountIn, amountOut: r.amountOut, feeAmount };
   }
 
-  /** transfer fees of the input and output mints for a swap from `inputMint` */
-  private transferFees(inputMint: string): [EpochTransferFee | null, EpochTransferFee | null] {
-    return this.direction(inputMint) ? [this.transferFee0, this.transferFee1] : [this.transferFee1, this.transferFee0];
+  /** transfer fees of the input and of the output mint for a swap from `inputMint` (no array: these run per hop quote) */
+  private feeIn(inputMint: string): EpochTransferFee | null {
+    return this.direction(inputMint) ? this.transferFee0 : this.transferFee1;
+  }
+
+  private feeOut(inputMint: string): EpochTransferFee | null {
+    return this.direction(inputMint) ? this.transferFee1 : this.transferFee0;
   }
 
   quoteExactIn(inputMint: string, amountIn: bigint): HopQuote {
     const { fees, rIn, rOut } = this.prepare(inputMint);
-    const [tIn, tOut] = this.transferFees(inputMint);
-    return exactInWithTransferFees(amountIn, tIn, tOut, (net) => CpmmPool.hop(cpmmSwapBaseInput(net, rIn, rOut, fees), fees));
+    return exactInWithTransferFees(amountIn, this.feeIn(inputMint), this.feeOut(inputMint), (net) => CpmmPool.hop(cpmmSwapBaseInput(net, rIn, rOut, fees), fees));
   }
 
   quoteExactOut(inputMint: string, amountOut: bigint): HopQuote {
     const { fees, rIn, rOut } = this.prepare(inputMint);
-    const [tIn, tOut] = this.transferFees(inputMint);
-    return exactOutWithTransferFees(amountOut, tIn, tOut, (gross) => CpmmPool.hop(cpmmSwapBaseOutput(gross, rIn, rOut, fees), fees));
+    return exactOutWithTransferFees(amountOut, this.feeIn(inputMint), this.feeOut(inputMint), (gross) => CpmmPool.hop(cpmmSwapBaseOutput(gross, rIn, rOut, fees), fees));
   }
 
   constantProductGuide(inputMint: string): ConstantProductGuide {
