@@ -31,7 +31,7 @@ import { EmbeddedLog } from '../libs/log/src/embedded/embedded-log';
 import { MINTS } from '../libs/solana/src/programs';
 import { fmtMs, fmtRate, summarize, verdict, type BenchSection } from './harness';
 import { MOVING_TAIL_MS, pairKey, type LoadJob, type LoadResult } from './stream-load';
-import { tupleKey } from '../libs/contracts/src/stream';
+import { tupleKey, type QuoteTuple } from '../libs/contracts/src/stream';
 
 @Module({ imports: [RouterModule, StreamModule] })
 class AllInOne {}
@@ -143,13 +143,16 @@ async function run(deployment: Deployment): Promise<BenchSection> {
   global.gc?.();
   const heapPerSub = (process.memoryUsage().heapUsed - heapBefore) / total;
   const stats0 = interest.stats();
-  // what each push answers: the append time of the pool change behind it, per tuple and slot, in publish order
-  const causes = new Map<string, Array<{ at: number; by: 'replay' | 'search'; window?: number }>>();
+  // what each push answers: the append time of the pool change behind it, in publish order; kept
+  // in flat arrays during the run (no key string or object per push in the measured process) and
+  // indexed by tuple and slot afterwards
+  const observed: { tuples: QuoteTuple[]; slots: number[]; at: number[]; bySearch: boolean[]; window: number[] } = { tuples: [], slots: [], at: [], bySearch: [], window: [] };
   interest.pushObserver = (q, at, by, window) => {
-    const k = `${tupleKey(q.tuple)}|${q.slot}`;
-    const l = causes.get(k);
-    if (l) l.push({ at, by, window });
-    else causes.set(k, [{ at, by, window }]);
+    observed.tuples.push(q.tuple);
+    observed.slots.push(q.slot);
+    observed.at.push(at);
+    observed.bySearch.push(by === 'search');
+    observed.window.push(window ?? NaN);
   };
   child.send({ type: 'go' });
   m = await next();
@@ -159,6 +162,14 @@ async function run(deployment: Deployment): Promise<BenchSection> {
   const searches = stats1.searches - stats0.searches;
   const replays = stats1.replays - stats0.replays;
   interest.pushObserver = null;
+  const causes = new Map<string, Array<{ at: number; by: 'replay' | 'search'; window?: number }>>();
+  for (let i = 0; i < observed.at.length; i++) {
+    const k = `${tupleKey(observed.tuples[i])}|${observed.slots[i]}`;
+    const c = { at: observed.at[i], by: observed.bySearch[i] ? ('search' as const) : ('replay' as const), window: Number.isNaN(observed.window[i]) ? undefined : observed.window[i] };
+    const l = causes.get(k);
+    if (l) l.push(c);
+    else causes.set(k, [c]);
+  }
   const s = summarize(r.latencies);
   // receipt minus the append of the pool change each push answers (matched per tuple and slot, in order)
   const flat = pairs.flat() as Array<{ in: string; out: string; amount: string; exactIn: boolean }>;

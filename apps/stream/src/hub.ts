@@ -1,4 +1,4 @@
-import { parseTuple, quoteFingerprint, tupleKey, type QuoteTuple, type QuotesChanged } from '../../../libs/contracts/src/stream';
+import { parseTuple, sameQuote, tupleKey, type QuoteTuple, type QuotesChanged } from '../../../libs/contracts/src/stream';
 
 /**
  * The stream's state, plain TypeScript: connections, their subscriptions, the last quote per
@@ -29,16 +29,21 @@ interface TupleState {
   last?: LastQuote;
 }
 
-/** a tuple's last quote, its fingerprint and, once a connection needed it, its message as JSON text (shared by all its connections) */
+/**
+ * a tuple's last quote, the number of its content (equal for two quotes that are the same, see
+ * sameQuote) and, once a connection needed it, its message as JSON text (shared by all its
+ * connections)
+ */
 interface LastQuote {
   quote: QuotesChanged;
-  fp: string;
+  version: number;
   text?: string;
 }
 
 interface ConnState {
   subs: Set<string>;
-  lastSent: Map<string, string>;
+  /** per tuple key: the version of the last quote sent */
+  lastSent: Map<string, number>;
 }
 
 export type InterestListener = (op: 'add' | 'remove', tuple: QuoteTuple) => void;
@@ -65,6 +70,8 @@ export function quoteMessage(q: QuotesChanged): object {
 export class StreamHub {
   private readonly tuples = new Map<string, TupleState>();
   private readonly conns = new Map<StreamConnection, ConnState>();
+  /** the last version given to a quote's content (hub-wide, so versions are never reused) */
+  private versions = 0;
 
   constructor(
     private readonly onInterest: InterestListener,
@@ -137,16 +144,20 @@ export class StreamHub {
   onQuote(q: QuotesChanged, key: string = tupleKey(q.tuple)): void {
     const t = this.tuples.get(key);
     if (!t) return;
-    t.last = { quote: q, fp: quoteFingerprint(q) };
-    for (const conn of [...t.conns]) {
+    const prev = t.last;
+    t.last = { quote: q, version: prev !== undefined && sameQuote(prev.quote, q) ? prev.version : ++this.versions };
+    // a connection dropped for a full queue leaves the set after the loop, not during it
+    let dropped: StreamConnection[] | undefined;
+    for (const conn of t.conns) {
       const state = this.conns.get(conn);
-      if (state) this.deliver(conn, state, key, t.last);
+      if (state && !this.send(conn, state, key, t.last)) (dropped ??= []).push(conn);
     }
+    if (dropped) for (const conn of dropped) this.disconnect(conn);
   }
 
-  /** whether a client of this hub holds the tuple with this key (see tupleKey) */
-  holds(key: string): boolean {
-    return this.tuples.has(key);
+  /** the tuple with this key (see tupleKey) when a client of this hub holds it */
+  held(key: string): QuoteTuple | undefined {
+    return this.tuples.get(key)?.tuple;
   }
 
   activeTuples(): QuoteTuple[] {
@@ -159,11 +170,19 @@ export class StreamHub {
     return { connections: this.conns.size, tuples: this.tuples.size, subscriptions };
   }
 
-  /** send a tuple's last quote unless it is what this connection was last sent (its text serialized once for all connections) */
+  /** send a tuple's last quote and drop the connection when its queue is full */
   private deliver(conn: StreamConnection, state: ConnState, key: string, last: LastQuote): void {
-    if (state.lastSent.get(key) === last.fp) return;
-    state.lastSent.set(key, last.fp);
-    if (!conn.send((last.text ??= JSON.stringify(quoteMessage(last.quote))))) this.disconnect(conn);
+    if (!this.send(conn, state, key, last)) this.disconnect(conn);
+  }
+
+  /**
+   * send a tuple's last quote unless it is what this connection was last sent (its text
+   * serialized once for all connections); false when the connection's queue is full
+   */
+  private send(conn: StreamConnection, state: ConnState, key: string, last: LastQuote): boolean {
+    if (state.lastSent.get(key) === last.version) return true;
+    state.lastSent.set(key, last.version);
+    return conn.send((last.text ??= JSON.stringify(quoteMessage(last.quote))));
   }
 
   private release(key: string, conn: StreamConnection): void {

@@ -65,19 +65,22 @@ describe('StreamService reading quotes-changed', () => {
       // valid JSON, but the key names another tuple than the value
       { key: tupleKey(held), value: encodeQuotesChanged(quote(other, '5')) },
       { key: tupleKey(held), value: Buffer.from(JSON.stringify({ v: 99, ...quote(held, '6') })) },
+      // the key's tuple, but not a valid tuple in the value
+      { key: tupleKey(held), value: Buffer.from(JSON.stringify({ v: 1, ...quote(held, '7'), tuple: { ...held, out: 'x' } })) },
       // not held here: not decoded, so its garbage is not this instance's to report
       { key: tupleKey(other), value: Buffer.from('also not json') },
       { key: tupleKey(held), value: encodeQuotesChanged(quote(held, '10')) },
     ]);
     await until(() => conn.sent.length > 0);
     expect(conn.sent).toEqual([expect.objectContaining({ type: 'quote', amountOut: '10', slot: 7 })]);
-    expect(svc.rejected).toBe(3);
+    expect(svc.rejected).toBe(4);
     expect(svc.skipped).toBe(1);
     const reasons = warn.mock.calls.map((c) => String(c[0]));
     expect(reasons).toEqual([
       expect.stringMatching(/not JSON/),
       expect.stringMatching(/its key is not its tuple/),
       expect.stringMatching(/unsupported schema version 99/),
+      expect.stringMatching(/malformed record: tuple/),
     ]);
   });
 

@@ -40,14 +40,14 @@ export class StreamService implements OnModuleInit, OnApplicationShutdown {
       for (const r of records) {
         // the key is the tuple: a quote no client of this instance holds is not even decoded
         // (every stream instance reads the whole topic; each decodes only its own tuples)
-        if (!this.hub.holds(r.key)) {
+        const held = this.hub.held(r.key);
+        if (held === undefined) {
           this.skipped++;
           continue;
         }
         try {
-          const q = decodeQuotesChanged(r.value);
-          if (tupleKey(q.tuple) !== r.key) throw new ContractError(TOPICS.quotesChanged, 'malformed record: its key is not its tuple');
-          this.hub.onQuote(q, r.key);
+          // the record's tuple must be the one its key names (the held tuple, already validated)
+          this.hub.onQuote(decodeQuotesChanged(r.value, held), r.key);
         } catch (e) {
           if (!(e instanceof ContractError)) throw e;
           this.rejected++;

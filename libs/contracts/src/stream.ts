@@ -98,16 +98,39 @@ export function decodeQuoteInterest(value: Buffer): QuoteInterest {
 }
 
 export function encodeQuotesChanged(q: QuotesChanged): Buffer {
-  return Buffer.from(JSON.stringify({ v: QUOTES_CHANGED_VERSION, ...q }));
+  const record = { v: QUOTES_CHANGED_VERSION, tuple: q.tuple, amountOut: q.amountOut, amountIn: q.amountIn, priceImpactBps: q.priceImpactBps, hops: q.hops, slot: q.slot, error: q.error };
+  return Buffer.from(JSON.stringify(record));
 }
 
-export function decodeQuotesChanged(value: Buffer): QuotesChanged {
+const DECIMAL = /^(0|[1-9][0-9]*)$/;
+
+function isAmount(x: unknown): x is string {
+  return typeof x === 'string' && DECIMAL.test(x);
+}
+
+/** the record's tuple is `t` (a valid tuple), field by field */
+function isTuple(p: unknown, t: QuoteTuple): boolean {
+  if (typeof p !== 'object' || p === null) return false;
+  const o = p as Record<string, unknown>;
+  return o.in === t.in && o.out === t.out && o.amount === t.amount && o.exactIn === t.exactIn;
+}
+
+/**
+ * `keyTuple`: the tuple the record's key names, when the reader already holds it validated (the
+ * stream: a tuple its clients subscribed to); the record's tuple must be that one, and the quote
+ * shares that object. Without it the record's tuple is validated on its own.
+ */
+export function decodeQuotesChanged(value: Buffer, keyTuple?: QuoteTuple): QuotesChanged {
   const topic = TOPICS.quotesChanged;
   const o = parseJson(topic, value);
   if (o.v !== QUOTES_CHANGED_VERSION) throw new ContractError(topic, `unsupported schema version ${JSON.stringify(o.v)}`);
-  const tuple = parseTuple(o.tuple);
-  if (!tuple) throw new ContractError(topic, 'malformed record: tuple');
-  const isAmount = (x: unknown): x is string => typeof x === 'string' && /^(0|[1-9][0-9]*)$/.test(x);
+  let tuple: QuoteTuple | null;
+  if (keyTuple !== undefined && isTuple(o.tuple, keyTuple)) tuple = keyTuple;
+  else {
+    tuple = parseTuple(o.tuple);
+    if (!tuple) throw new ContractError(topic, 'malformed record: tuple');
+    if (keyTuple !== undefined) throw new ContractError(topic, 'malformed record: its key is not its tuple');
+  }
   if (!isAmount(o.amountOut) || !isAmount(o.amountIn)) throw new ContractError(topic, 'malformed record: amounts');
   if (typeof o.priceImpactBps !== 'number' || !Number.isSafeInteger(o.priceImpactBps)) throw new ContractError(topic, 'malformed record: priceImpactBps');
   if (typeof o.hops !== 'number' || !Number.isSafeInteger(o.hops) || o.hops < 0) throw new ContractError(topic, 'malformed record: hops');
@@ -120,12 +143,12 @@ export function decodeQuotesChanged(value: Buffer): QuotesChanged {
 
 /**
  * What makes a quote of a tuple "changed" (API §6: `amountOut`, `priceImpactBps` or `hops`):
- * two quotes with the same fingerprint are identical and the second is not sent. For ExactOut
- * tuples the output is the subscribed amount and the number that moves is `amountIn`, so it
- * counts too; a tuple that cannot be quoted is identified by its error text.
+ * two quotes of one tuple that are the same here are identical and the second is not sent. For
+ * ExactOut tuples the output is the subscribed amount and the number that moves is `amountIn`,
+ * so it counts too; a tuple that cannot be quoted is identified by its error text. The slot does
+ * not count. Field by field, so no key string is built per quote.
  */
-export function quoteFingerprint(q: QuotesChanged): string {
-  if (q.error !== undefined) return `error:${q.error}`;
-  const base = `${q.amountOut}|${q.priceImpactBps}|${q.hops}`;
-  return q.tuple.exactIn ? base : `${base}|${q.amountIn}`;
+export function sameQuote(a: QuotesChanged, b: QuotesChanged): boolean {
+  if (a.error !== undefined || b.error !== undefined) return a.error === b.error;
+  return a.amountOut === b.amountOut && a.priceImpactBps === b.priceImpactBps && a.hops === b.hops && (a.tuple.exactIn || a.amountIn === b.amountIn);
 }

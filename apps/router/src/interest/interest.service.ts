@@ -2,7 +2,7 @@
  * The router's side of the live stream: it reads `quote-interest` (what the stream instances'
  * clients subscribed to), computes each live tuple's quote once — however many connections and
  * stream instances hold it — and writes `quotes-changed` when the quote is first wanted (or a
- * new stream instance starts to hold it) and whenever it changed (see quoteFingerprint).
+ * new stream instance starts to hold it) and whenever it changed (see sameQuote).
  *
  * Work per tuple, driven by the projection's pool changes (ProjectionService.onPoolsChanged):
  *   - a full route search (findBestRoute, split routes included) on first interest, when the
@@ -33,14 +33,15 @@ import { findBestRoute, findCandidatePaths, RouteError, type Route, type SwapMod
 import type { AppConfig } from '../../../../libs/config/src/config';
 import { APP_CONFIG } from '../../../../libs/config/src/config.module';
 import { ContractError } from '../../../../libs/contracts/src/errors';
-import { decodeQuoteInterest, encodeQuotesChanged, quoteFingerprint, tupleKey, type QuotesChanged, type QuoteTuple } from '../../../../libs/contracts/src/stream';
+import { decodeQuoteInterest, encodeQuotesChanged, sameQuote, tupleKey, type QuotesChanged, type QuoteTuple } from '../../../../libs/contracts/src/stream';
 import { TOPICS } from '../../../../libs/contracts/src/topics';
-import { LOG_PORT, type LogPort, type LogRecord, type Positions, type Subscription } from '../../../../libs/log/src/log.port';
+import { LOG_PORT, type LogMessage, type LogPort, type LogRecord, type Positions, type Subscription } from '../../../../libs/log/src/log.port';
 import { ProjectionService } from '../projection/projection.service';
 import { DEFAULT_INTEREST_TTL_MS, InterestRegistry, MAX_INTEREST_TTL_MS, type InterestChange } from './interest-registry';
 import { positionsSince } from './interest-window';
 import { quoteFields } from './quote-fields';
-import { isSinglePath, planReplay, PoolGoneError, replayRoute, type ReplayMemo, type ReplayPlan } from './route-replay';
+import { isSinglePath, planReplay, PoolGoneError, replayPathQuote, replayRoute, type ReplayMemo, type ReplayPlan } from './route-replay';
+import { impactOf } from '../quote/quote-response';
 
 /** bursts of pool changes are coalesced into one recompute after this long */
 export const DEBOUNCE_MS = 50;
@@ -111,8 +112,6 @@ interface Watched {
   /** the route as an estimated path when it is a single path */
   routePath?: EstimatedPath;
   last?: QuotesChanged;
-  /** quoteFingerprint(last) */
-  lastFp?: string;
   /** while queued for a check or a background search: the append time of the pool change that queued it */
   queuedBy?: number;
   /**
@@ -249,7 +248,7 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     for (const t of change.removed) this.unwatch(tupleKey(t));
     // catching up (records older than a lease): holdings that lapsed must not cost a quote
     if (stale) for (const t of this.registry.expire(now)) this.unwatch(tupleKey(t));
-    const again: QuotesChanged[] = [];
+    const again: LogMessage[] = [];
     for (const t of [...change.added, ...change.joined]) {
       const key = tupleKey(t);
       if (!this.registry.has(key)) continue;
@@ -261,7 +260,7 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
       } else if (w.last !== undefined && !this.urgent.has(key)) {
         // another stream instance holds it now: it needs the current quote (a pending replay
         // publishes what changed since)
-        again.push(w.last);
+        again.push(this.message(w, w.last));
       } else this.announce.add(key);
     }
     if (again.length > 0) this.publish(again);
@@ -382,18 +381,16 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
   flush(): void {
     if (this.closed || !this.projections.isReady) return;
     this.additions = this.projections.projection.additionsVersion;
-    const out: QuotesChanged[] = [];
+    const out: LogMessage[] = [];
     const started = Date.now();
     // `cause`: the append time of the pool change this quote answers (none for a subscription's first quote)
     const emit = (w: Watched, q: QuotesChanged, cause?: number, by: 'replay' | 'search' = 'search', windowCause?: number): void => {
       const announce = this.announce.delete(w.key);
-      const fp = quoteFingerprint(q);
-      if (announce || w.last === undefined || w.lastFp !== fp) {
-        out.push(q);
+      if (announce || w.last === undefined || !sameQuote(w.last, q)) {
+        out.push(this.message(w, q));
         if (cause !== undefined && this.pushObserver !== null) this.pushObserver(q, cause, by, windowCause);
       }
       w.last = q;
-      w.lastFp = fp;
     };
     for (const key of this.urgent) {
       if (Date.now() - started >= SLICE_MS) break;
@@ -432,6 +429,8 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
       for (const key of this.checks) {
         if (Date.now() - started >= SLICE_MS) break;
         this.checks.delete(key);
+        // queued for a search since (a pool entered the graph): the check could only queue it
+        if (this.searches.has(key)) continue;
         const w = this.watched.get(key);
         if (w && !this.urgent.has(key) && this.candidateBeatsRoute(w)) this.searches.add(key);
         else if (w) w.queuedBy = undefined;
@@ -466,8 +465,12 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     if (this.searches.size > 0 && gap) this.schedule(this.lastSearchSlice + this.searchPause());
   }
 
-  /** queue a check of the tuple's candidates; `cause`: the append time of the change behind it (the earliest kept) */
+  /**
+   * queue a check of the tuple's candidates; `cause`: the append time of the change behind it
+   * (the earliest kept). Not for a tuple already waiting for a search: a check could only queue it.
+   */
   private queueCheck(key: string, cause: number): void {
+    if (this.searches.has(key)) return;
     this.checks.add(key);
     const w = this.watched.get(key);
     if (w) w.queuedBy ??= cause;
@@ -657,8 +660,17 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     this.counters.replays++;
     w.changedAt = undefined;
     const projection = this.projections.projection;
+    const poolAt = (a: string): Pool | undefined => projection.pool(a);
     try {
-      return this.quoteOf(w, replayRoute(w.route, w.amount, (a) => projection.pool(a), w.plan, w.memo));
+      if (w.plan?.single && w.amount > 0n) {
+        // a single path: its amounts and price, no route built (quoteOf of replayRoute, see replayPathQuote)
+        const p = replayPathQuote(w.route, w.amount, poolAt, w.memo);
+        if (p) {
+          const priceImpactBps = Math.round(impactOf(p.amountIn, p.amountOut, p.ideal) * 10_000);
+          return { tuple: w.tuple, amountOut: p.amountOut.toString(), amountIn: p.amountIn.toString(), priceImpactBps, hops: w.route.hops.length, slot: projection.slot };
+        }
+      }
+      return this.quoteOf(w, replayRoute(w.route, w.amount, poolAt, w.plan, w.memo));
     } catch (e) {
       if (!(e instanceof PoolQuoteError) && !(e instanceof PoolGoneError)) throw e;
       return this.search(w);
@@ -689,8 +701,12 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     }
   }
 
-  private publish(quotes: QuotesChanged[]): void {
-    const messages = quotes.map((q) => ({ key: tupleKey(q.tuple), value: encodeQuotesChanged(q) }));
+  /** a quotes-changed record of the tuple's quote (keyed by the tuple) */
+  private message(w: Watched, q: QuotesChanged): LogMessage {
+    return { key: w.key, value: encodeQuotesChanged(q) };
+  }
+
+  private publish(messages: LogMessage[]): void {
     this.publishing = this.publishing
       .then(() => this.log.append(TOPICS.quotesChanged, messages))
       .then(() => {

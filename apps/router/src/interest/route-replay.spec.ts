@@ -4,7 +4,8 @@ import { encodePoolUpdate, type PoolUpdate } from '../../../../libs/contracts/sr
 import { evaluatePath, findBestRoute, RouteError, type Route, type SwapMode } from '../../../../libs/amm/src/routing/route-search';
 import { PoolQuoteError } from '../../../../libs/amm/src/pool';
 import { Projection } from '../projection/projection';
-import { divideLike, planReplay, PoolGoneError, replayRoute, type ReplayMemo } from './route-replay';
+import { divideLike, planReplay, PoolGoneError, replayPathQuote, replayRoute, type ReplayMemo } from './route-replay';
+import { pathIdeal } from './quote-fields';
 
 function project(p: Projection, updates: PoolUpdate[], from: number): number {
   let off = from;
@@ -173,6 +174,55 @@ describe('replayRoute: the single-path shortcut', () => {
     // a pool that left the graph: the same error
     const { amount, route } = singles[0];
     expect(() => replayRoute(route, amount, () => undefined, planReplay(route))).toThrow(PoolGoneError);
+  });
+});
+
+describe('replayPathQuote: a single path replayed without building the route', () => {
+  const { p, routes, step } = sampledRoutes(55, 40, (i) => [i * 7, i * 13 + 1]);
+
+  it("gives replayRoute's amounts and pathIdeal to the last bit (or the same error), with and without a memo, as the market moves", () => {
+    const singles = routes.filter(({ route }) => planReplay(route).single);
+    expect(singles.length).toBeGreaterThan(50);
+    expect(singles.some(({ route }) => route.mode === 'ExactOut' && route.hops.length > 1)).toBe(true);
+    const memos = singles.map(() => [] as ReplayMemo);
+    const fromRoute = (f: () => Route) => {
+      try {
+        const r = f();
+        return { amountIn: r.amountIn, amountOut: r.amountOut, ideal: pathIdeal(r) };
+      } catch (e) {
+        if (e instanceof PoolQuoteError || e instanceof PoolGoneError) return e.constructor.name;
+        throw e;
+      }
+    };
+    const quoted = (f: () => ReturnType<typeof replayPathQuote>) => {
+      try {
+        const q = f();
+        return q === null ? null : { ...q };
+      } catch (e) {
+        if (e instanceof PoolQuoteError || e instanceof PoolGoneError) return e.constructor.name;
+        throw e;
+      }
+    };
+    let compared = 0;
+    let errors = 0;
+    for (let s = 0; s < 6; s++) {
+      step();
+      singles.forEach(({ amount, route }, i) => {
+        for (const a of [amount, amount * 1000n, 1n]) {
+          const want = fromRoute(() => replayRoute(route, a, (x) => p.pool(x), planReplay(route)));
+          const got = quoted(() => replayPathQuote(route, a, (x) => p.pool(x), a === amount ? memos[i] : undefined));
+          // null: replayRoute took its general path (an ExactOut hop asked for nothing)
+          if (got === null) continue;
+          if (typeof got === 'string') errors++;
+          else expect(Object.is(got.ideal, (want as { ideal: number }).ideal)).toBe(true);
+          expect(got).toEqual(want);
+          compared++;
+        }
+      });
+    }
+    expect(compared).toBeGreaterThan(900);
+    expect(errors).toBeGreaterThan(0);
+    expect(() => replayPathQuote(singles[0].route, singles[0].amount, () => undefined)).toThrow(PoolGoneError);
   });
 });
 

@@ -34,7 +34,12 @@ function hopQuote(memo: ReplayMemo | undefined, i: number, pool: Pool, inputMint
   const m = memo?.[i];
   if (m !== undefined && m.pool === pool && m.amount === amount) return m.quote;
   const quote = exactIn ? pool.quoteExactIn(inputMint, amount) : pool.quoteExactOut(inputMint, amount);
-  if (memo) memo[i] = { pool, amount, quote };
+  // the entry is the route's own (a memo is never shared): refreshed in place
+  if (m !== undefined) {
+    m.pool = pool;
+    m.amount = amount;
+    m.quote = quote;
+  } else if (memo) memo[i] = { pool, amount, quote };
   return quote;
 }
 
@@ -206,37 +211,81 @@ export function replayRoute(route: Route, amount: bigint, poolAt: PoolLookup, pl
 }
 
 /**
+ * The hops of a single path quoted in order on the current pools (ExactIn forwards, ExactOut
+ * backwards): `pools` and `quotes` are filled per hop. False when an ExactOut hop would be asked
+ * for nothing (the general bookkeeping handles that: it leaves the hops before it out).
+ */
+function walkPath(route: Route, amount: bigint, poolAt: PoolLookup, memo: ReplayMemo | undefined, pools: Pool[], quotes: HopQuote[]): boolean {
+  const n = route.hops.length;
+  for (let i = 0; i < n; i++) {
+    const p = poolAt(route.hops[i].pool.address);
+    if (!p) throw new PoolGoneError(route.hops[i].pool.address);
+    pools[i] = p;
+  }
+  if (route.mode === 'ExactIn') {
+    let a = amount;
+    for (let i = 0; i < n; i++) {
+      const q = hopQuote(memo, i, pools[i], route.hops[i].inputMint, a, true);
+      if (q.amountOut <= 0n) throw new PoolQuoteError('zero-output', `pool ${pools[i].address} returns nothing`);
+      quotes[i] = q;
+      a = q.amountOut;
+    }
+    return true;
+  }
+  let need = amount;
+  for (let i = n - 1; i >= 0; i--) {
+    if (need === 0n) return false;
+    const q = hopQuote(memo, i, pools[i], route.hops[i].inputMint, need, false);
+    quotes[i] = q;
+    need = q.amountIn;
+  }
+  return true;
+}
+
+/**
  * replayRoute for a single path: the same result (every division of a single flow gives the
  * whole amount to its one hop) without the per-token bookkeeping; null for the general path
  */
 function replayPath(route: Route, amount: bigint, poolAt: PoolLookup, memo: ReplayMemo | undefined): Route | null {
   const n = route.hops.length;
   const pools: Pool[] = new Array(n);
-  for (let i = 0; i < n; i++) {
-    const p = poolAt(route.hops[i].pool.address);
-    if (!p) throw new PoolGoneError(route.hops[i].pool.address);
-    pools[i] = p;
-  }
+  const quotes: HopQuote[] = new Array(n);
+  if (!walkPath(route, amount, poolAt, memo, pools, quotes)) return null;
   const hops: RouteHop[] = new Array(n);
-  if (route.mode === 'ExactIn') {
-    let a = amount;
-    for (let i = 0; i < n; i++) {
-      const h = route.hops[i];
-      const q = hopQuote(memo, i, pools[i], h.inputMint, a, true);
-      if (q.amountOut <= 0n) throw new PoolQuoteError('zero-output', `pool ${pools[i].address} returns nothing`);
-      hops[i] = { pool: pools[i], inputMint: h.inputMint, outputMint: h.outputMint, amountGiven: a, amountIn: q.amountIn, amountOut: q.amountOut, feeAmount: q.feeAmount };
-      a = q.amountOut;
-    }
-    return { mode: 'ExactIn', inputMint: route.inputMint, outputMint: route.outputMint, amountIn: hops[0].amountIn, amountOut: a, hops };
-  }
-  let need = amount;
-  for (let i = n - 1; i >= 0; i--) {
-    // a hop that costs nothing leaves the hops before it out: the general bookkeeping handles that
-    if (need === 0n) return null;
+  const exactIn = route.mode === 'ExactIn';
+  for (let i = 0; i < n; i++) {
     const h = route.hops[i];
-    const q = hopQuote(memo, i, pools[i], h.inputMint, need, false);
-    hops[i] = { pool: pools[i], inputMint: h.inputMint, outputMint: h.outputMint, amountGiven: q.amountIn, amountIn: q.amountIn, amountOut: q.amountOut, feeAmount: q.feeAmount };
-    need = q.amountIn;
+    const q = quotes[i];
+    // ExactIn: each hop is given what the previous one gave; ExactOut: what it asks for
+    const given = !exactIn ? q.amountIn : i === 0 ? amount : quotes[i - 1].amountOut;
+    hops[i] = { pool: pools[i], inputMint: h.inputMint, outputMint: h.outputMint, amountGiven: given, amountIn: q.amountIn, amountOut: q.amountOut, feeAmount: q.feeAmount };
   }
-  return { mode: 'ExactOut', inputMint: route.inputMint, outputMint: route.outputMint, amountIn: need, amountOut: hops[n - 1].amountOut, hops };
+  return { mode: route.mode, inputMint: route.inputMint, outputMint: route.outputMint, amountIn: quotes[0].amountIn, amountOut: quotes[n - 1].amountOut, hops };
+}
+
+/** what a pushed quote needs of a replayed single path (see replayPathQuote) */
+export interface PathQuote {
+  amountIn: bigint;
+  amountOut: bigint;
+  /** the path's price per unit of input at zero size (quote-fields pathIdeal of the replayed route) */
+  ideal: number;
+}
+
+/**
+ * The amounts and zero-size price of replayRoute(route, amount, …) for a single path (plan.single,
+ * amount > 0), without building the route: what the live stream pushes after each change.
+ * Same errors; null where replayRoute takes its general path.
+ */
+export function replayPathQuote(route: Route, amount: bigint, poolAt: PoolLookup, memo?: ReplayMemo): PathQuote | null {
+  const n = route.hops.length;
+  const pools: Pool[] = new Array(n);
+  const quotes: HopQuote[] = new Array(n);
+  if (!walkPath(route, amount, poolAt, memo, pools, quotes)) return null;
+  // pathIdeal's product, operation for operation
+  let ideal = 1;
+  for (let i = 0; i < n; i++) {
+    const f = quotes[i].amountIn > 0n ? 1 : 0;
+    ideal = ideal * f * pools[i].spotPrice(route.hops[i].inputMint) * (1 - pools[i].feeBps / 10_000);
+  }
+  return { amountIn: quotes[0].amountIn, amountOut: quotes[n - 1].amountOut, ideal };
 }

@@ -60,9 +60,14 @@ export function priceImpact(route: Route): number {
 
 /** priceImpact for the route's `ideal` (routeShares(route).ideal) */
 export function impactFromIdeal(route: Route, ideal: number): number {
-  const inAmount = Number(route.amountIn);
+  return impactOf(route.amountIn, route.amountOut, ideal);
+}
+
+/** priceImpact of a route's amounts for its `ideal` (see priceImpact) */
+export function impactOf(amountIn: bigint, amountOut: bigint, ideal: number): number {
+  const inAmount = Number(amountIn);
   if (!(ideal > 0) || !(inAmount > 0)) return 1;
-  const impact = 1 - Number(route.amountOut) / inAmount / ideal;
+  const impact = 1 - Number(amountOut) / inAmount / ideal;
   return Math.min(1, Math.max(0, impact));
 }
 
