@@ -44,15 +44,18 @@ const amounts = (r: Route) => ({
   hops: r.hops.map((h) => [h.pool.address, h.inputMint, h.outputMint, h.amountGiven, h.amountIn, h.amountOut, h.feeAmount]),
 });
 
-/** a replay's amounts, or the name of the error it threw (a pool gone, a hop that cannot fill) */
-function outcome(f: () => Route) {
+/** what a replay gives, seen through `view`, or the name of the error it threw (a pool gone, a hop that cannot fill) */
+function attempt<T>(f: () => T, view: (x: T) => unknown): unknown {
   try {
-    return amounts(f());
+    return view(f());
   } catch (e) {
     if (e instanceof PoolQuoteError || e instanceof PoolGoneError) return e.constructor.name;
     throw e;
   }
 }
+
+/** a replay's amounts, or the name of the error it threw */
+const outcome = (f: () => Route) => attempt(f, amounts);
 
 describe('divideLike', () => {
   it('parts add up to the total and equal the weights when the total is their sum', () => {
@@ -153,8 +156,9 @@ describe('replayRoute on the simulated market (all six programs)', () => {
 describe('replayRoute: the single-path shortcut', () => {
   const { p, routes, step } = sampledRoutes(33, 40, (i) => [i * 5, i * 11 + 3]);
 
+  const singles = routes.filter(({ route }) => planReplay(route).single);
+
   it('gives exactly what the general flow bookkeeping gives, or the same error, as the market moves', () => {
-    const singles = routes.filter(({ route }) => planReplay(route).single);
     expect(singles.length).toBeGreaterThan(50);
     expect(singles.some(({ route }) => route.mode === 'ExactOut' && route.hops.length > 1)).toBe(true);
     expect(singles.some(({ route }) => route.mode === 'ExactIn' && route.hops.length > 1)).toBe(true);
@@ -175,34 +179,11 @@ describe('replayRoute: the single-path shortcut', () => {
     const { amount, route } = singles[0];
     expect(() => replayRoute(route, amount, () => undefined, planReplay(route))).toThrow(PoolGoneError);
   });
-});
 
-describe('replayPathQuote: a single path replayed without building the route', () => {
-  const { p, routes, step } = sampledRoutes(55, 40, (i) => [i * 7, i * 13 + 1]);
-
-  it("gives replayRoute's amounts and pathIdeal to the last bit (or the same error), with and without a memo, as the market moves", () => {
-    const singles = routes.filter(({ route }) => planReplay(route).single);
-    expect(singles.length).toBeGreaterThan(50);
-    expect(singles.some(({ route }) => route.mode === 'ExactOut' && route.hops.length > 1)).toBe(true);
+  it("replayPathQuote (no route built) gives replayRoute's amounts and pathIdeal to the last bit (or the same error), with and without a memo", () => {
     const memos = singles.map(() => [] as ReplayMemo);
-    const fromRoute = (f: () => Route) => {
-      try {
-        const r = f();
-        return { amountIn: r.amountIn, amountOut: r.amountOut, ideal: pathIdeal(r) };
-      } catch (e) {
-        if (e instanceof PoolQuoteError || e instanceof PoolGoneError) return e.constructor.name;
-        throw e;
-      }
-    };
-    const quoted = (f: () => ReturnType<typeof replayPathQuote>) => {
-      try {
-        const q = f();
-        return q === null ? null : { ...q };
-      } catch (e) {
-        if (e instanceof PoolQuoteError || e instanceof PoolGoneError) return e.constructor.name;
-        throw e;
-      }
-    };
+    const fromRoute = (f: () => Route) => attempt(f, (r) => ({ amountIn: r.amountIn, amountOut: r.amountOut, ideal: pathIdeal(r) }));
+    const quoted = (f: () => ReturnType<typeof replayPathQuote>) => attempt(f, (q) => (q === null ? null : { ...q }));
     let compared = 0;
     let errors = 0;
     for (let s = 0; s < 6; s++) {
@@ -214,7 +195,7 @@ describe('replayPathQuote: a single path replayed without building the route', (
           // null: replayRoute took its general path (an ExactOut hop asked for nothing)
           if (got === null) continue;
           if (typeof got === 'string') errors++;
-          else expect(Object.is(got.ideal, (want as { ideal: number }).ideal)).toBe(true);
+          else expect(Object.is((got as { ideal: number }).ideal, (want as { ideal: number }).ideal)).toBe(true);
           expect(got).toEqual(want);
           compared++;
         }
