@@ -185,6 +185,31 @@ describe('InterestService debounce', () => {
     await waitFor(async () => (await quotes()).slice(before).some((r) => r.key === w.key && decodeQuotesChanged(r.value).slot >= slot), 2_000);
   });
 
+  it('a search queued for a candidate gain is withdrawn when a later check finds no gain; one queued because a pool entered the graph is not', async () => {
+    await pause(300); // earlier work settles: every route was searched on the current pools, no candidate gains
+    type W = { key: string; route?: unknown; cands: unknown[]; queuedBy?: number; searchForGain?: boolean };
+    const internals = svc as unknown as { watched: Map<string, W>; searches: Set<string>; checks: Set<string>; urgent: Set<string> };
+    const [w, v] = [...internals.watched.values()].filter((x) => x.route && x.cands.length > 1);
+    expect(v).toBeDefined();
+    await waitFor(() => internals.urgent.size + internals.searches.size + internals.checks.size === 0, 3_000);
+    const searches = svc.stats().searches;
+    // w: queued for a gain seen earlier; v: queued because a pool entered the graph; both checked now
+    for (const [x, forGain] of [[w, true], [v, false]] as const) {
+      internals.searches.add(x.key);
+      x.searchForGain = forGain || undefined;
+      x.queuedBy = 1;
+      internals.checks.add(x.key);
+    }
+    svc.flush();
+    expect(internals.searches.has(w.key)).toBe(false);
+    expect(w.queuedBy).toBeUndefined();
+    // v was searched in the same flush (nothing else to do) or is still queued
+    expect(internals.searches.has(v.key) || svc.stats().searches > searches).toBe(true);
+    await waitFor(() => svc.stats().searches > searches, 2_000);
+    expect(svc.stats().searches).toBe(searches + 1);
+    expect(internals.searches.size).toBe(0);
+  });
+
   it('reports each push a pool change caused with the append time of the first change of its route it answers', async () => {
     const seen: Array<{ slot: number; at: number; by: string; window?: number }> = [];
     svc.pushObserver = (q, at, by, window) => seen.push({ slot: q.slot, at, by, window });

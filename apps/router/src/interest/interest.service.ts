@@ -9,7 +9,8 @@
  *     current route broke (a pool left the graph or cannot fill its part), and in the background
  *     when a pool entered the graph or when, after a change of a pool on its candidate paths
  *     or on its route, one of its candidate paths is estimated (the search's own float guide)
- *     to beat the current route by more than 5 bp (relative to how they compared at the search). Background searches are served oldest
+ *     to beat the current route by more than 5 bp (relative to how they compared at the search;
+ *     a queued search for such a gain is withdrawn when a later check no longer finds one). Background searches are served oldest
  *     request first in short slices that take at most about a fifth of the time, so their cost
  *     is bounded whatever the rate of pool changes;
  *   - a replay of its current route (replayRoute: the same pools and flow division, exact
@@ -114,6 +115,11 @@ interface Watched {
   last?: QuotesChanged;
   /** while queued for a check or a background search: the append time of the pool change that queued it */
   queuedBy?: number;
+  /**
+   * queued for a background search because a candidate path gained on the route (not because a
+   * pool entered the graph): a later check that finds no gain any more withdraws it
+   */
+  searchForGain?: boolean;
   /**
    * while queued for a replay: the append time of the first change of a pool of its route that
    * no computed quote reflects yet (what the replay's push answers)
@@ -312,6 +318,7 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
         if (this.urgent.has(key)) continue;
         this.searches.add(key);
         const w = this.watched.get(key)!;
+        w.searchForGain = undefined;
         w.queuedBy ??= first;
       }
     }
@@ -429,11 +436,20 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
       for (const key of this.checks) {
         if (Date.now() - started >= SLICE_MS) break;
         this.checks.delete(key);
-        // queued for a search since (a pool entered the graph): the check could only queue it
-        if (this.searches.has(key)) continue;
         const w = this.watched.get(key);
-        if (w && !this.urgent.has(key) && this.candidateBeatsRoute(w)) this.searches.add(key);
-        else if (w) w.queuedBy = undefined;
+        if (!w) continue;
+        // queued for a search since a pool entered the graph: the check cannot see paths through it
+        if (this.searches.has(key) && !w.searchForGain) continue;
+        if (!this.urgent.has(key) && this.candidateBeatsRoute(w)) {
+          this.searches.add(key);
+          w.searchForGain = true;
+        } else {
+          // no candidate gains (any more): a search still queued for an earlier gain is withdrawn,
+          // a later gain queues it again from its own change
+          this.searches.delete(key);
+          w.searchForGain = undefined;
+          w.queuedBy = undefined;
+        }
       }
     }
     const searchFrom = Date.now();
@@ -465,12 +481,8 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     if (this.searches.size > 0 && gap) this.schedule(this.lastSearchSlice + this.searchPause());
   }
 
-  /**
-   * queue a check of the tuple's candidates; `cause`: the append time of the change behind it
-   * (the earliest kept). Not for a tuple already waiting for a search: a check could only queue it.
-   */
+  /** queue a check of the tuple's candidates; `cause`: the append time of the change behind it (the earliest kept) */
   private queueCheck(key: string, cause: number): void {
-    if (this.searches.has(key)) return;
     this.checks.add(key);
     const w = this.watched.get(key);
     if (w) w.queuedBy ??= cause;
@@ -607,6 +619,7 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     this.nextReplays.delete(w.key);
     w.changedAt = undefined;
     this.searches.delete(w.key);
+    w.searchForGain = undefined;
     const projection = this.projections.projection;
     const req = { inputMint: w.tuple.in, outputMint: w.tuple.out, amount: w.amount, mode: w.mode, maxHops: this.config.maxHops };
     const cand = new Set<string>();
