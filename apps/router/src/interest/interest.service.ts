@@ -40,9 +40,8 @@ import { LOG_PORT, type LogMessage, type LogPort, type LogRecord, type Positions
 import { ProjectionService } from '../projection/projection.service';
 import { DEFAULT_INTEREST_TTL_MS, InterestRegistry, MAX_INTEREST_TTL_MS, type InterestChange } from './interest-registry';
 import { positionsSince } from './interest-window';
-import { quoteFields } from './quote-fields';
+import { impactBps, quoteFields } from './quote-fields';
 import { isSinglePath, planReplay, PoolGoneError, replayPathQuote, replayRoute, type ReplayMemo, type ReplayPlan } from './route-replay';
-import { impactOf } from '../quote/quote-response';
 
 /** bursts of pool changes are coalesced into one recompute after this long */
 export const DEBOUNCE_MS = 50;
@@ -675,14 +674,9 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     const projection = this.projections.projection;
     const poolAt = (a: string): Pool | undefined => projection.pool(a);
     try {
-      if (w.plan?.single && w.amount > 0n) {
-        // a single path: its amounts and price, no route built (quoteOf of replayRoute, see replayPathQuote)
-        const p = replayPathQuote(w.route, w.amount, poolAt, w.memo);
-        if (p) {
-          const priceImpactBps = Math.round(impactOf(p.amountIn, p.amountOut, p.ideal) * 10_000);
-          return { tuple: w.tuple, amountOut: p.amountOut.toString(), amountIn: p.amountIn.toString(), priceImpactBps, hops: w.route.hops.length, slot: projection.slot };
-        }
-      }
+      // a single path: its amounts and price without building the route (see replayPathQuote)
+      const p = w.plan?.single ? replayPathQuote(w.route, w.amount, poolAt, w.memo) : null;
+      if (p) return this.quote(w, p.amountIn, p.amountOut, { priceImpactBps: impactBps(p.amountIn, p.amountOut, p.ideal), hops: w.route.hops.length });
       return this.quoteOf(w, replayRoute(w.route, w.amount, poolAt, w.plan, w.memo));
     } catch (e) {
       if (!(e instanceof PoolQuoteError) && !(e instanceof PoolGoneError)) throw e;
@@ -693,8 +687,13 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
   private quoteOf(w: Watched, route: Route): QuotesChanged {
     // a replay keeps every hop of a single path (or fails), so the plan's shape holds for it
     const single = w.plan && w.route && route.hops.length === w.route.hops.length ? w.plan.single : isSinglePath(route);
-    const { priceImpactBps, hops } = quoteFields(route, single);
-    return { tuple: w.tuple, amountOut: route.amountOut.toString(), amountIn: route.amountIn.toString(), priceImpactBps, hops, slot: this.projections.projection.slot };
+    return this.quote(w, route.amountIn, route.amountOut, quoteFields(route, single));
+  }
+
+  /** the tuple's quote of these amounts and fields on the current projection */
+  private quote(w: Watched, amountIn: bigint, amountOut: bigint, fields: { priceImpactBps: number; hops: number }): QuotesChanged {
+    const { priceImpactBps, hops } = fields;
+    return { tuple: w.tuple, amountOut: amountOut.toString(), amountIn: amountIn.toString(), priceImpactBps, hops, slot: this.projections.projection.slot };
   }
 
   private index(idx: Map<string, Set<string>>, key: string, prev: ReadonlySet<string>, next: ReadonlySet<string>): void {

@@ -4,8 +4,15 @@
  * building the rest of the response (route list, warnings, threshold) on every replay.
  */
 import { routeShares } from '../../../../libs/amm/src/routing/split';
+import type { Pool } from '../../../../libs/amm/src/pool';
 import type { Route } from '../../../../libs/amm/src/routing/route-search';
-import { impactFromIdeal, mainPath } from '../quote/quote-response';
+import { impactOf, mainPath } from '../quote/quote-response';
+
+/** one hop of pathIdeal's product: `ideal` so far times the hop's spot price after its fee (0 for a hop given nothing) */
+export function hopIdeal(ideal: number, pool: Pool, inputMint: string, amountIn: bigint): number {
+  const f = amountIn > 0n ? 1 : 0;
+  return ideal * f * pool.spotPrice(inputMint) * (1 - pool.feeBps / 10_000);
+}
 
 /**
  * routeShares(route).ideal of a single path: the product along it (each hop takes the whole
@@ -13,16 +20,18 @@ import { impactFromIdeal, mainPath } from '../quote/quote-response';
  */
 export function pathIdeal(route: Route): number {
   let ideal = 1;
-  for (const h of route.hops) {
-    const f = h.amountIn > 0n ? 1 : 0;
-    ideal = ideal * f * h.pool.spotPrice(h.inputMint) * (1 - h.pool.feeBps / 10_000);
-  }
+  for (const h of route.hops) ideal = hopIdeal(ideal, h.pool, h.inputMint, h.amountIn);
   return ideal;
+}
+
+/** priceImpactBps of the QuoteResponse for a route's amounts and its ideal */
+export function impactBps(amountIn: bigint, amountOut: bigint, ideal: number): number {
+  return Math.round(impactOf(amountIn, amountOut, ideal) * 10_000);
 }
 
 export function quoteFields(route: Route, single: boolean): { priceImpactBps: number; hops: number } {
   // a single path is its own main path
-  if (single) return { priceImpactBps: Math.round(impactFromIdeal(route, pathIdeal(route)) * 10_000), hops: route.hops.length };
+  if (single) return { priceImpactBps: impactBps(route.amountIn, route.amountOut, pathIdeal(route)), hops: route.hops.length };
   const shares = routeShares(route);
-  return { priceImpactBps: Math.round(impactFromIdeal(route, shares.ideal) * 10_000), hops: mainPath(route, shares.shares).length - 1 };
+  return { priceImpactBps: impactBps(route.amountIn, route.amountOut, shares.ideal), hops: mainPath(route, shares.shares).length - 1 };
 }

@@ -22,6 +22,7 @@
  */
 import { PoolQuoteError, type HopQuote, type Pool } from '../../../../libs/amm/src/pool';
 import type { Route, RouteHop } from '../../../../libs/amm/src/routing/route-search';
+import { hopIdeal } from './quote-fields';
 
 /** the current pool at an address, undefined when it is no longer routable */
 export type PoolLookup = (address: string) => Pool | undefined;
@@ -158,12 +159,7 @@ export function replayRoute(route: Route, amount: bigint, poolAt: PoolLookup, pl
   }
   const { order, from, to } = plan;
   const n = route.hops.length;
-  const pools: Pool[] = new Array(n);
-  for (let i = 0; i < n; i++) {
-    const p = poolAt(route.hops[i].pool.address);
-    if (!p) throw new PoolGoneError(route.hops[i].pool.address);
-    pools[i] = p;
-  }
+  const pools = currentPools(route, poolAt);
   const hops: (RouteHop | null)[] = new Array(n).fill(null);
   // per token position: the amount held (ExactIn) or needed (ExactOut)
   const amounts: bigint[] = new Array(order.length).fill(0n);
@@ -210,18 +206,25 @@ export function replayRoute(route: Route, amount: bigint, poolAt: PoolLookup, pl
   return { mode: 'ExactOut', inputMint: route.inputMint, outputMint: route.outputMint, amountIn: amounts[plan.inputAt], amountOut: delivered, hops: kept };
 }
 
-/**
- * The hops of a single path quoted in order on the current pools (ExactIn forwards, ExactOut
- * backwards): `pools` and `quotes` are filled per hop. False when an ExactOut hop would be asked
- * for nothing (the general bookkeeping handles that: it leaves the hops before it out).
- */
-function walkPath(route: Route, amount: bigint, poolAt: PoolLookup, memo: ReplayMemo | undefined, pools: Pool[], quotes: HopQuote[]): boolean {
+/** the current pool of each hop of the route; PoolGoneError when one left the graph */
+function currentPools(route: Route, poolAt: PoolLookup): Pool[] {
   const n = route.hops.length;
+  const pools: Pool[] = new Array(n);
   for (let i = 0; i < n; i++) {
     const p = poolAt(route.hops[i].pool.address);
     if (!p) throw new PoolGoneError(route.hops[i].pool.address);
     pools[i] = p;
   }
+  return pools;
+}
+
+/**
+ * The hops of a single path quoted in order on `pools` (ExactIn forwards, ExactOut backwards):
+ * `quotes` is filled per hop. False when an ExactOut hop would be asked for nothing (the general
+ * bookkeeping handles that: it leaves the hops before it out).
+ */
+function walkPath(route: Route, amount: bigint, pools: Pool[], memo: ReplayMemo | undefined, quotes: HopQuote[]): boolean {
+  const n = route.hops.length;
   if (route.mode === 'ExactIn') {
     let a = amount;
     for (let i = 0; i < n; i++) {
@@ -248,9 +251,9 @@ function walkPath(route: Route, amount: bigint, poolAt: PoolLookup, memo: Replay
  */
 function replayPath(route: Route, amount: bigint, poolAt: PoolLookup, memo: ReplayMemo | undefined): Route | null {
   const n = route.hops.length;
-  const pools: Pool[] = new Array(n);
+  const pools = currentPools(route, poolAt);
   const quotes: HopQuote[] = new Array(n);
-  if (!walkPath(route, amount, poolAt, memo, pools, quotes)) return null;
+  if (!walkPath(route, amount, pools, memo, quotes)) return null;
   const hops: RouteHop[] = new Array(n);
   const exactIn = route.mode === 'ExactIn';
   for (let i = 0; i < n; i++) {
@@ -272,20 +275,18 @@ export interface PathQuote {
 }
 
 /**
- * The amounts and zero-size price of replayRoute(route, amount, …) for a single path (plan.single,
- * amount > 0), without building the route: what the live stream pushes after each change.
- * Same errors; null where replayRoute takes its general path.
+ * The amounts and zero-size price of replayRoute(route, amount, …) for a single path (plan.single),
+ * without building the route: what the live stream pushes after each change. Same errors; null
+ * where replayRoute takes its general path (amount 0, an ExactOut hop asked for nothing).
  */
 export function replayPathQuote(route: Route, amount: bigint, poolAt: PoolLookup, memo?: ReplayMemo): PathQuote | null {
+  if (amount <= 0n) return null;
   const n = route.hops.length;
-  const pools: Pool[] = new Array(n);
+  const pools = currentPools(route, poolAt);
   const quotes: HopQuote[] = new Array(n);
-  if (!walkPath(route, amount, poolAt, memo, pools, quotes)) return null;
-  // pathIdeal's product, operation for operation
+  if (!walkPath(route, amount, pools, memo, quotes)) return null;
+  // pathIdeal of the replayed route, hop by hop
   let ideal = 1;
-  for (let i = 0; i < n; i++) {
-    const f = quotes[i].amountIn > 0n ? 1 : 0;
-    ideal = ideal * f * pools[i].spotPrice(route.hops[i].inputMint) * (1 - pools[i].feeBps / 10_000);
-  }
+  for (let i = 0; i < n; i++) ideal = hopIdeal(ideal, pools[i], route.hops[i].inputMint, quotes[i].amountIn);
   return { amountIn: quotes[0].amountIn, amountOut: quotes[n - 1].amountOut, ideal };
 }

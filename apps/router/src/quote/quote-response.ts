@@ -55,15 +55,10 @@ export interface QuoteContext {
  * (integer rounding of tiny trades can make it a hair negative).
  */
 export function priceImpact(route: Route): number {
-  return impactFromIdeal(route, routeShares(route).ideal);
+  return impactOf(route.amountIn, route.amountOut, routeShares(route).ideal);
 }
 
-/** priceImpact for the route's `ideal` (routeShares(route).ideal) */
-export function impactFromIdeal(route: Route, ideal: number): number {
-  return impactOf(route.amountIn, route.amountOut, ideal);
-}
-
-/** priceImpact of a route's amounts for its `ideal` (see priceImpact) */
+/** priceImpact of a route's amounts for its `ideal` (routeShares(route).ideal) */
 export function impactOf(amountIn: bigint, amountOut: bigint, ideal: number): number {
   const inAmount = Number(amountIn);
   if (!(ideal > 0) || !(inAmount > 0)) return 1;
