@@ -13,7 +13,7 @@
  *     a queued search for such a gain is withdrawn when a later check no longer finds one). Background searches are served oldest
  *     request first in short slices that take at most about a fifth of the time, so their cost
  *     is bounded whatever the rate of pool changes;
- *   - a replay of its current route (replayRoute: the same pools and flow division, exact
+ *   - a replay of its current route (replayQuote: the same pools and flow division, exact
  *     integer math on the current pools; a few pool quotes) when a pool of that route changed,
  *     after the debounce: a burst of changes within DEBOUNCE_MS is one replay.
  * So every push is an exact quote of the current state along a route no older than its last
@@ -41,7 +41,7 @@ import { ProjectionService } from '../projection/projection.service';
 import { DEFAULT_INTEREST_TTL_MS, InterestRegistry, MAX_INTEREST_TTL_MS, type InterestChange } from './interest-registry';
 import { positionsSince } from './interest-window';
 import { impactBps, quoteFields } from './quote-fields';
-import { isSinglePath, planReplay, PoolGoneError, replayPathQuote, replayRoute, type ReplayMemo, type ReplayPlan } from './route-replay';
+import { planReplay, PoolGoneError, replayQuote, type ReplayMemo, type ReplayPlan } from './route-replay';
 
 /** bursts of pool changes are coalesced into one recompute after this long */
 export const DEBOUNCE_MS = 50;
@@ -641,7 +641,7 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
       w.plan = planReplay(w.route);
       const r = w.route;
       w.routePath = w.plan.single ? { pools: r.hops.map((h) => h.pool.address), mints: [r.inputMint, ...r.hops.map((h) => h.outputMint)] } : undefined;
-      q = this.quoteOf(w, w.route);
+      q = this.quote(w, r.amountIn, r.amountOut, quoteFields(r, w.plan.single));
     } catch (e) {
       if (!(e instanceof RouteError)) throw e;
       w.route = undefined;
@@ -674,20 +674,13 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     const projection = this.projections.projection;
     const poolAt = (a: string): Pool | undefined => projection.pool(a);
     try {
-      // a single path: its amounts and price without building the route (see replayPathQuote)
-      const p = w.plan?.single ? replayPathQuote(w.route, w.amount, poolAt, w.memo) : null;
-      if (p) return this.quote(w, p.amountIn, p.amountOut, { priceImpactBps: impactBps(p.amountIn, p.amountOut, p.ideal), hops: w.route.hops.length });
-      return this.quoteOf(w, replayRoute(w.route, w.amount, poolAt, w.plan, w.memo));
+      // the amounts, price and main path of the replayed route, without building it (see replayQuote)
+      const q = replayQuote(w.route, w.amount, poolAt, w.plan, w.memo);
+      return this.quote(w, q.amountIn, q.amountOut, { priceImpactBps: impactBps(q.amountIn, q.amountOut, q.ideal), hops: q.hops });
     } catch (e) {
       if (!(e instanceof PoolQuoteError) && !(e instanceof PoolGoneError)) throw e;
       return this.search(w);
     }
-  }
-
-  private quoteOf(w: Watched, route: Route): QuotesChanged {
-    // a replay keeps every hop of a single path (or fails), so the plan's shape holds for it
-    const single = w.plan && w.route && route.hops.length === w.route.hops.length ? w.plan.single : isSinglePath(route);
-    return this.quote(w, route.amountIn, route.amountOut, quoteFields(route, single));
   }
 
   /** the tuple's quote of these amounts and fields on the current projection */

@@ -4,8 +4,9 @@ import { encodePoolUpdate, type PoolUpdate } from '../../../../libs/contracts/sr
 import { evaluatePath, findBestRoute, RouteError, type Route, type SwapMode } from '../../../../libs/amm/src/routing/route-search';
 import { PoolQuoteError } from '../../../../libs/amm/src/pool';
 import { Projection } from '../projection/projection';
-import { divideLike, planReplay, PoolGoneError, replayPathQuote, replayRoute, type ReplayMemo } from './route-replay';
-import { pathIdeal } from './quote-fields';
+import { routeShares } from '../../../../libs/amm/src/routing/split';
+import { divideLike, isSinglePath, planReplay, PoolGoneError, replayPathQuote, replayQuote, replayRoute, type ReplayMemo } from './route-replay';
+import { impactBps, pathIdeal, quoteFields } from './quote-fields';
 
 function project(p: Projection, updates: PoolUpdate[], from: number): number {
   let off = from;
@@ -206,6 +207,76 @@ describe('replayRoute: the single-path shortcut', () => {
     expect(() => replayPathQuote(singles[0].route, singles[0].amount, () => undefined)).toThrow(PoolGoneError);
   });
 });
+
+describe('replayQuote: what the stream pushes, without building the route', () => {
+  const { p, routes, step } = sampledRoutes(55, 40, (i) => [i * 3, i * 7 + 2]);
+  const isSplit = ({ route }: { route: Route }) => !planReplay(route).single;
+
+  it("gives replayRoute's amounts, and quoteFields' ideal and main-path hops, to the last bit (or the same error), for splits and single paths, with and without a memo", () => {
+    expect(routes.filter(isSplit).length).toBeGreaterThan(15);
+    expect(routes.filter(isSplit).some(({ route }) => route.mode === 'ExactOut')).toBe(true);
+    expect(routes.filter(isSplit).some(({ route }) => route.mode === 'ExactIn')).toBe(true);
+    const memos = routes.map(() => [] as ReplayMemo);
+    // what is pushed, and the ideal it comes from (which the impact ignores when nothing is paid:
+    // a route left with no hop is a path of zero hops, ideal 1, or a split of ideal 0)
+    const pushed = (amountIn: bigint, amountOut: bigint, ideal: number, f: { priceImpactBps: number; hops: number }) => ({
+      amountIn,
+      amountOut,
+      ideal: amountIn > 0n ? ideal : 'unused',
+      ...f,
+    });
+    // the reference: the replayed route, and quoteFields as the router applied it to one (a
+    // route that kept all its hops keeps its plan's shape; one that lost some is looked at again)
+    const reference = (route: Route, a: bigint, plan: ReturnType<typeof planReplay>) =>
+      attempt(
+        () => replayRoute(route, a, (x) => p.pool(x), plan),
+        (r) => {
+          const single = r.hops.length === route.hops.length ? plan.single : isSinglePath(r);
+          const ideal = single ? pathIdeal(r) : routeSharesIdeal(r);
+          return pushed(r.amountIn, r.amountOut, ideal, quoteFields(r, single));
+        },
+      );
+    const fast = (route: Route, a: bigint, plan: ReturnType<typeof planReplay>, memo?: ReplayMemo) =>
+      attempt(
+        () => replayQuote(route, a, (x) => p.pool(x), plan, memo),
+        (q) => pushed(q.amountIn, q.amountOut, q.ideal, { priceImpactBps: impactBps(q.amountIn, q.amountOut, q.ideal), hops: q.hops }),
+      );
+    let compared = 0;
+    let dropped = 0;
+    let errors = 0;
+    for (let s = 0; s < 6; s++) {
+      step();
+      routes.forEach(({ amount, route }, i) => {
+        const plan = planReplay(route);
+        // a single path through the general bookkeeping too: the share formulas must agree with the path's
+        const plans = plan.single ? [plan, { ...plan, single: false }] : [plan];
+        for (const pl of plans) {
+          for (const a of [amount, amount * 1000n, 1n, 0n]) {
+            const want = reference(route, a, pl);
+            const got = fast(route, a, pl, a === amount && pl === plan ? memos[i] : undefined);
+            if (typeof got === 'string') errors++;
+            else {
+              expect(Object.is((got as { ideal: unknown }).ideal, (want as { ideal: unknown }).ideal)).toBe(true);
+              if ((got as { hops: number }).hops < route.hops.length && !pl.single) dropped++;
+            }
+            expect(got).toEqual(want);
+            compared++;
+          }
+        }
+      });
+    }
+    expect(compared).toBeGreaterThan(3000);
+    expect(errors).toBeGreaterThan(0);
+    // splits whose main path is shorter than the route, or that left hops out
+    expect(dropped).toBeGreaterThan(0);
+    expect(() => replayQuote(routes[0].route, routes[0].amount, () => undefined)).toThrow(PoolGoneError);
+  });
+});
+
+/** routeShares(route).ideal as quoteFields uses it for a split */
+function routeSharesIdeal(r: Route): number {
+  return routeShares(r).ideal;
+}
 
 describe('replayRoute: the memo of hop quotes', () => {
   const { p, routes, step } = sampledRoutes(44, 12, (i) => [i * 3, i * 17 + 5]);

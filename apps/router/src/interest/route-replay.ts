@@ -290,3 +290,126 @@ export function replayPathQuote(route: Route, amount: bigint, poolAt: PoolLookup
   for (let i = 0; i < n; i++) ideal = hopIdeal(ideal, pools[i], route.hops[i].inputMint, quotes[i].amountIn);
   return { amountIn: quotes[0].amountIn, amountOut: quotes[n - 1].amountOut, ideal };
 }
+
+/** what a pushed quote needs of any replayed route (see replayQuote) */
+export interface RouteQuote extends PathQuote {
+  /** hops of the route's main path (quote-fields quoteFields().hops) */
+  hops: number;
+}
+
+/**
+ * The amounts, zero-size price and main-path hop count of replayRoute(route, amount, …) as the
+ * live stream pushes them (quoteFields of the replayed route), for a single path or a split,
+ * without building the route: the same hop quotes, the same flow division, the same float
+ * operations in the same order as routeShares and mainPath on the replayed route, over the
+ * plan's token positions instead of maps of mints. Same errors as replayRoute.
+ */
+export function replayQuote(route: Route, amount: bigint, poolAt: PoolLookup, plan: ReplayPlan = planReplay(route), memo?: ReplayMemo): RouteQuote {
+  if (plan.single) {
+    const q = replayPathQuote(route, amount, poolAt, memo);
+    if (q !== null) return { amountIn: q.amountIn, amountOut: q.amountOut, ideal: q.ideal, hops: route.hops.length };
+  }
+  const { order, from, to } = plan;
+  const n = route.hops.length;
+  const pools = currentPools(route, poolAt);
+  // per hop: what it took (undefined: left out, as replayRoute leaves out a hop given nothing)
+  const took: (bigint | undefined)[] = new Array(n);
+  const amounts: bigint[] = new Array(order.length).fill(0n);
+  let amountIn = 0n;
+  let amountOut = 0n;
+  if (route.mode === 'ExactIn') {
+    amounts[plan.inputAt] = amount;
+    for (let t = 0; t < order.length; t++) {
+      const total = amounts[t];
+      const outs = plan.outs[t];
+      if (outs.length === 0 || total === 0n) continue;
+      const parts = divideLike(total, plan.outWeights[t]);
+      for (let k = 0; k < outs.length; k++) {
+        if (parts[k] === 0n) continue;
+        const i = outs[k];
+        const q = hopQuote(memo, i, pools[i], order[t], parts[k], true);
+        if (q.amountOut <= 0n) throw new PoolQuoteError('zero-output', `pool ${pools[i].address} returns nothing`);
+        amounts[to[i]] += q.amountOut;
+        took[i] = q.amountIn;
+      }
+    }
+    for (let i = 0; i < n; i++) if (took[i] !== undefined && order[from[i]] === route.inputMint) amountIn += took[i]!;
+    amountOut = amounts[plan.outputAt];
+  } else {
+    amounts[plan.outputAt] = amount;
+    for (let t = order.length - 1; t >= 0; t--) {
+      const total = amounts[t];
+      const ins = plan.ins[t];
+      if (ins.length === 0 || total === 0n) continue;
+      const parts = divideLike(total, plan.inWeights[t]);
+      for (let k = 0; k < ins.length; k++) {
+        if (parts[k] === 0n) continue;
+        const i = ins[k];
+        const q = hopQuote(memo, i, pools[i], order[from[i]], parts[k], false);
+        amounts[from[i]] += q.amountIn;
+        if (t === plan.outputAt) amountOut += q.amountOut;
+        took[i] = q.amountIn;
+      }
+    }
+    amountIn = amounts[plan.inputAt];
+  }
+  // routeShares of the kept hops, in hop order: each token's outflow divided by what its hops took
+  const outTotal: bigint[] = new Array(order.length).fill(0n);
+  for (let i = 0; i < n; i++) if (took[i] !== undefined) outTotal[from[i]] += took[i]!;
+  const held: number[] = new Array(order.length).fill(0);
+  const value: number[] = new Array(order.length).fill(0);
+  held[plan.inputAt] = 1;
+  value[plan.inputAt] = 1;
+  const shares: number[] = new Array(n).fill(0);
+  for (let i = 0; i < n; i++) {
+    const a = took[i];
+    if (a === undefined) continue;
+    const total = outTotal[from[i]];
+    const f = total > 0n ? Number(a) / Number(total) : 0;
+    const s = held[from[i]] * f;
+    shares[i] = s;
+    held[to[i]] = held[to[i]] + s;
+    const pool = pools[i];
+    const v = value[from[i]] * f * pool.spotPrice(order[from[i]]) * (1 - pool.feeBps / 10_000);
+    value[to[i]] = value[to[i]] + v;
+  }
+  return { amountIn, amountOut, ideal: value[plan.outputAt], hops: mainPathHops(plan, took, shares) };
+}
+
+/**
+ * mainPath(route, shares).length - 1 of the kept hops, over token positions: from the input, to
+ * the token its kept hops give the largest share (summed per token; ties: the first reached)
+ */
+function mainPathHops(plan: ReplayPlan, took: readonly (bigint | undefined)[], shares: readonly number[]): number {
+  const { from, to } = plan;
+  const seen = new Set<number>([plan.inputAt]);
+  let at = plan.inputAt;
+  let hops = 0;
+  const next: number[] = [];
+  const sum: number[] = [];
+  while (at !== plan.outputAt) {
+    next.length = 0;
+    sum.length = 0;
+    for (let i = 0; i < from.length; i++) {
+      if (took[i] === undefined || from[i] !== at) continue;
+      const k = next.indexOf(to[i]);
+      if (k < 0) {
+        next.push(to[i]);
+        sum.push(0 + shares[i]);
+      } else sum[k] = sum[k] + shares[i];
+    }
+    let best = -1;
+    let bestShare = -1;
+    for (let k = 0; k < next.length; k++) {
+      if (sum[k] > bestShare && !seen.has(next[k])) {
+        best = next[k];
+        bestShare = sum[k];
+      }
+    }
+    if (best < 0) break;
+    seen.add(best);
+    at = best;
+    hops++;
+  }
+  return hops;
+}
