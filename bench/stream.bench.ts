@@ -18,7 +18,7 @@ import { Test } from '@nestjs/testing';
 import { fork, spawn, type ChildProcess } from 'child_process';
 import { SimMarket, type SimMarketOptions } from '../apps/ingestor/src/sim/market';
 import { configureHttpApp } from '../apps/router/src/http-app';
-import { InterestService } from '../apps/router/src/interest/interest.service';
+import { InterestService, SEARCH_STALE_MS } from '../apps/router/src/interest/interest.service';
 import { ProjectionService } from '../apps/router/src/projection/projection.service';
 import { RouterModule } from '../apps/router/src/router.module';
 import { StreamModule } from '../apps/stream/src/stream.module';
@@ -224,7 +224,7 @@ async function run(deployment: Deployment): Promise<BenchSection> {
       {
         metric: 'router work',
         value: `${fmtRate(replays / r.runSeconds, 'route replays')}, ${fmtRate(searches / r.runSeconds, 'route searches')}`,
-        notes: `replay: a tuple whose route's pools changed, once per debounced burst; search: in the background when a candidate path gained > 5 bp on the route (5 ms slices, 40 ms apart while debounce windows are open: at most about 1/9 of the time); ${stats1.pendingSearches} waiting at the end`,
+        notes: `replay: a tuple whose route's pools changed, once per debounced burst; search: in the background when a candidate path gained > 5 bp on the route (5 ms slices, 40 ms apart while debounce windows are open: at most about 1/9 of the time; newest request first); ${(stats1.shedSearches - stats0.shedSearches).toLocaleString('en-US')} withdrawn unrun after waiting ${SEARCH_STALE_MS / 1000} s (queued again by a later check while the gain lasts); ${stats1.pendingSearches} waiting at the end`,
       },
       { metric: 'pool change → receipt p50', value: fmtMs(e2e.p50) },
       {

@@ -17,7 +17,7 @@ import type { LogRecord } from '../../../../libs/log/src/log.port';
 import type { Route } from '../../../../libs/amm/src/routing/route-search';
 import { decodeTokenAccount, encodeTokenAccount } from '../../../../libs/solana/src/spl-token';
 import { ProjectionService } from '../projection/projection.service';
-import { DEBOUNCE_MS, InterestService } from './interest.service';
+import { DEBOUNCE_MS, InterestService, SEARCH_STALE_MS } from './interest.service';
 
 jest.setTimeout(30_000);
 
@@ -208,6 +208,46 @@ describe('InterestService debounce', () => {
     await waitFor(() => svc.stats().searches > searches, 2_000);
     expect(svc.stats().searches).toBe(searches + 1);
     expect(internals.searches.size).toBe(0);
+  });
+
+  it('searches queued for a candidate gain are served newest first; one that waited longer than SEARCH_STALE_MS is withdrawn unrun', async () => {
+    await pause(300); // earlier work settles
+    type W = { key: string; route?: unknown; queuedBy?: number; searchForGain?: boolean };
+    const internals = svc as unknown as { watched: Map<string, W>; searches: Set<string>; gainSearches: string[]; checks: Set<string>; urgent: Set<string> };
+    await waitFor(() => internals.urgent.size + internals.searches.size + internals.checks.size === 0, 3_000);
+    const [stale, older, newer] = [...internals.watched.values()].filter((x) => x.route);
+    expect(newer).toBeDefined();
+    // the order the searches run in, and the change each answers
+    const ran: Array<[string, number | undefined]> = [];
+    const spied = svc as unknown as { search: (w: W) => unknown };
+    const search = spied.search;
+    spied.search = function (this: unknown, w: W) {
+      ran.push([w.key, w.queuedBy]);
+      return search.call(this, w);
+    };
+    const before = svc.stats();
+    try {
+      const now = Date.now();
+      // queued as a check that finds a gain queues them, in this order
+      const queued = [[stale, now - SEARCH_STALE_MS - 500], [older, now - 20], [newer, now - 10]] as const;
+      for (const [x, at] of queued) {
+        internals.searches.add(x.key);
+        x.searchForGain = true;
+        x.queuedBy = at;
+        internals.gainSearches.push(x.key);
+      }
+      svc.flush();
+      await waitFor(() => internals.searches.size === 0, 3_000);
+      // newest first (search() clears queuedBy after the push is attributed: seen here as undefined)
+      expect(ran.map(([k]) => k)).toEqual([newer.key, older.key]);
+      expect(svc.stats().searches).toBe(before.searches + 2);
+      expect(svc.stats().shedSearches).toBe(before.shedSearches + 1);
+      expect(stale.queuedBy).toBeUndefined();
+      expect(stale.searchForGain).toBeUndefined();
+      expect(internals.gainSearches).toEqual([]);
+    } finally {
+      spied.search = search;
+    }
   });
 
   it('reports each push a pool change caused with the append time of the first change of its route it answers', async () => {

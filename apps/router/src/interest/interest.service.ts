@@ -10,9 +10,11 @@
  *     when a pool entered the graph or when, after a change of a pool on its candidate paths
  *     or on its route, one of its candidate paths is estimated (the search's own float guide)
  *     to beat the current route by more than 5 bp (relative to how they compared at the search;
- *     a queued search for such a gain is withdrawn when a later check no longer finds one). Background searches are served oldest
- *     request first in short slices that take at most about a fifth of the time, so their cost
- *     is bounded whatever the rate of pool changes;
+ *     a queued search for such a gain is withdrawn when a later check no longer finds one).
+ *     Background searches run in short slices that take at most about a fifth of the time, so
+ *     their cost is bounded whatever the rate of pool changes: searches for a gain newest request
+ *     first, withdrawn unrun after SEARCH_STALE_MS (the next check queues them again while the
+ *     gain lasts), then those of a pool that entered the graph, oldest first;
  *   - a replay of its current route (replayQuote: the same pools and flow division, exact
  *     integer math on the current pools; a few pool quotes) when a pool of that route changed,
  *     after the debounce: a burst of changes within DEBOUNCE_MS is one replay.
@@ -73,6 +75,13 @@ const SEARCH_SLICE_MS = 5;
 const SEARCH_PAUSE_MS = 40;
 /** ... or SEARCH_IDLE_PAUSE_MS while no window is open (a quiet market: nothing else to wait for) */
 const SEARCH_IDLE_PAUSE_MS = 1;
+/**
+ * a search queued for a candidate's gain and not run within this long is withdrawn unrun (the
+ * tuple's next check queues it again while the gain lasts): under a load that leaves searches
+ * less time than their requests need, the newest requests are served (see nextSearch) and the
+ * oldest shed, instead of every search being served seconds after the change behind it
+ */
+export const SEARCH_STALE_MS = 1_000;
 /** a candidate path estimated this much better than the current route triggers a new search */
 const RESEARCH_GAIN = 5e-4;
 /** candidate paths kept per tuple for those checks (the search evaluates 12 exactly) */
@@ -112,8 +121,10 @@ interface Watched {
   /** the route as an estimated path when it is a single path */
   routePath?: EstimatedPath;
   last?: QuotesChanged;
-  /** while queued for a check or a background search: the append time of the pool change that queued it */
+  /** while queued for a background search: the append time of the pool change behind it (what its push answers) */
   queuedBy?: number;
+  /** while queued for a check: the append time of the first pool change since the last check */
+  checkCause?: number;
   /**
    * queued for a background search because a candidate path gained on the route (not because a
    * pool entered the graph): a later check that finds no gain any more withdraws it
@@ -139,6 +150,8 @@ export interface InterestStats {
   rejected: number;
   /** tuples waiting for a background search */
   pendingSearches: number;
+  /** searches for a candidate's gain withdrawn unrun after waiting SEARCH_STALE_MS */
+  shedSearches: number;
 }
 
 @Injectable()
@@ -174,8 +187,14 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
   private catchUp: { due: number; target: Positions | null; edge: boolean; timer: NodeJS.Timeout } | null = null;
   /** a candidate path's pool changed: does a candidate now beat the current route? */
   private readonly checks = new Set<string>();
-  /** background searches, oldest request first */
+  /** tuples queued for a background search (both kinds: a candidate's gain, a pool that entered the graph) */
   private readonly searches = new Set<string>();
+  /**
+   * the searches queued for a candidate's gain, newest on top (served first; an entry whose
+   * tuple is no longer queued for a gain is skipped); those queued because a pool entered the
+   * graph are served after them, oldest first, from `searches`
+   */
+  private gainSearches: string[] = [];
   private lastSearchSlice = 0;
   /** tuples whose quote must be published even if unchanged (a new holder) */
   private readonly announce = new Set<string>();
@@ -193,7 +212,7 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
   private sweeper: NodeJS.Timeout | null = null;
   private subscription: Subscription | null = null;
   private publishing: Promise<unknown> = Promise.resolve();
-  private readonly counters = { searches: 0, replays: 0, checks: 0, published: 0, rejected: 0 };
+  private readonly counters = { searches: 0, replays: 0, checks: 0, published: 0, rejected: 0, shedSearches: 0 };
   private closed = false;
 
   constructor(
@@ -275,6 +294,8 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
 
   private sweep(nowMs: number): void {
     for (const t of this.registry.expire(nowMs)) this.unwatch(tupleKey(t));
+    // the gain stack keeps only what is still queued and fresh (stale entries below newer ones are never reached)
+    this.gainSearches = this.gainSearches.filter((key) => this.queuedForGain(key, nowMs) !== undefined);
   }
 
   private unwatch(key: string): void {
@@ -437,11 +458,16 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
         this.checks.delete(key);
         const w = this.watched.get(key);
         if (!w) continue;
+        const cause = w.checkCause;
+        w.checkCause = undefined;
         // queued for a search since a pool entered the graph: the check cannot see paths through it
         if (this.searches.has(key) && !w.searchForGain) continue;
         if (!this.urgent.has(key) && this.candidateBeatsRoute(w)) {
+          // a search already queued for a gain answers the earliest change of the gain
+          if (!this.searches.has(key)) w.queuedBy = cause;
           this.searches.add(key);
           w.searchForGain = true;
+          this.gainSearches.push(key);
         } else {
           // no candidate gains (any more): a search still queued for an earlier gain is withdrawn,
           // a later gain queues it again from its own change
@@ -456,15 +482,12 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     // wait to, nor when one is about to close
     const windowBusy = this.replays.size > 0 && (this.replayDue === null || this.replayDue - searchFrom < SEARCH_SLICE_MS + 2);
     if (!waiting && !windowBusy && this.searches.size > 0 && searchFrom - this.lastSearchSlice >= this.searchPause() && searchFrom - started < SLICE_MS) {
-      for (const key of this.searches) {
-        if (Date.now() - searchFrom >= SEARCH_SLICE_MS) break;
-        this.searches.delete(key);
-        const w = this.watched.get(key);
-        if (w) {
-          const cause = w.queuedBy;
-          w.queuedBy = undefined;
-          emit(w, this.search(w), cause);
-        }
+      while (Date.now() - searchFrom < SEARCH_SLICE_MS) {
+        const w = this.nextSearch(searchFrom);
+        if (w === undefined) break;
+        const cause = w.queuedBy;
+        w.queuedBy = undefined;
+        emit(w, this.search(w), cause);
       }
       this.lastSearchSlice = Date.now();
     }
@@ -480,11 +503,43 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     if (this.searches.size > 0 && gap) this.schedule(this.lastSearchSlice + this.searchPause());
   }
 
+  /**
+   * The next background search: the newest request for a candidate's gain (those that waited
+   * longer than SEARCH_STALE_MS are withdrawn on the way), else the oldest request of a pool
+   * that entered the graph.
+   */
+  private nextSearch(nowMs: number): Watched | undefined {
+    while (this.gainSearches.length > 0) {
+      const w = this.queuedForGain(this.gainSearches.pop()!, nowMs);
+      if (w !== undefined) return w;
+    }
+    for (const key of this.searches) {
+      this.searches.delete(key);
+      const w = this.watched.get(key);
+      if (w) return w;
+    }
+    return undefined;
+  }
+
+  /** the tuple when it is still queued for a candidate's gain and not stale; a stale one is withdrawn */
+  private queuedForGain(key: string, nowMs: number): Watched | undefined {
+    const w = this.watched.get(key);
+    if (w === undefined || !w.searchForGain || !this.searches.has(key)) return undefined;
+    if (w.queuedBy !== undefined && nowMs - w.queuedBy > SEARCH_STALE_MS) {
+      this.searches.delete(key);
+      w.searchForGain = undefined;
+      w.queuedBy = undefined;
+      this.counters.shedSearches++;
+      return undefined;
+    }
+    return w;
+  }
+
   /** queue a check of the tuple's candidates; `cause`: the append time of the change behind it (the earliest kept) */
   private queueCheck(key: string, cause: number): void {
     this.checks.add(key);
     const w = this.watched.get(key);
-    if (w) w.queuedBy ??= cause;
+    if (w) w.checkCause ??= cause;
   }
 
   /** the pause between background search slices: short while no debounce window is open */
@@ -619,6 +674,7 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     w.changedAt = undefined;
     this.searches.delete(w.key);
     w.searchForGain = undefined;
+    w.queuedBy = undefined;
     const projection = this.projections.projection;
     const req = { inputMint: w.tuple.in, outputMint: w.tuple.out, amount: w.amount, mode: w.mode, maxHops: this.config.maxHops };
     const cand = new Set<string>();
@@ -634,6 +690,7 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     }
     w.cands = cands;
     this.checks.delete(w.key);
+    w.checkCause = undefined;
     let q: QuotesChanged;
     w.memo = [];
     try {
