@@ -158,9 +158,39 @@ export function replayRoute(route: Route, amount: bigint, poolAt: PoolLookup, pl
     if (r) return r;
   }
   const { order, from, to } = plan;
-  const n = route.hops.length;
   const pools = currentPools(route, poolAt);
-  const hops: (RouteHop | null)[] = new Array(n).fill(null);
+  const flow = walkFlow(route, amount, pools, plan, memo);
+  const hops: RouteHop[] = [];
+  for (let i = 0; i < route.hops.length; i++) {
+    const q = flow.quotes[i];
+    if (q === undefined) continue;
+    hops.push({ pool: pools[i], inputMint: order[from[i]], outputMint: order[to[i]], amountGiven: flow.given[i], amountIn: q.amountIn, amountOut: q.amountOut, feeAmount: q.feeAmount });
+  }
+  return { mode: route.mode, inputMint: route.inputMint, outputMint: route.outputMint, amountIn: flow.amountIn, amountOut: flow.amountOut, hops };
+}
+
+/** the general flow bookkeeping of a replay (see walkFlow) */
+interface Flow {
+  /** per hop: its quote, undefined for a hop given nothing (left out of the replayed route) */
+  quotes: (HopQuote | undefined)[];
+  /** per hop: what it was given (ExactIn: its part of the flow; ExactOut: what it asks for) */
+  given: bigint[];
+  amountIn: bigint;
+  amountOut: bigint;
+}
+
+/**
+ * The route's hops quoted on `pools` through the plan's token positions: ExactIn forwards, the
+ * amount held in a token divided among its outgoing hops like their search-time inputs; ExactOut
+ * backwards, the amount needed of a token divided among its incoming hops like their search-time
+ * outputs. amountIn: ExactIn, what the hops leaving the input mint took; ExactOut, what the input
+ * mint must give.
+ */
+function walkFlow(route: Route, amount: bigint, pools: Pool[], plan: ReplayPlan, memo: ReplayMemo | undefined): Flow {
+  const { order, from, to } = plan;
+  const n = route.hops.length;
+  const quotes: (HopQuote | undefined)[] = new Array(n).fill(undefined);
+  const given: bigint[] = new Array(n);
   // per token position: the amount held (ExactIn) or needed (ExactOut)
   const amounts: bigint[] = new Array(order.length).fill(0n);
   if (route.mode === 'ExactIn') {
@@ -173,17 +203,16 @@ export function replayRoute(route: Route, amount: bigint, poolAt: PoolLookup, pl
       for (let k = 0; k < outs.length; k++) {
         if (parts[k] === 0n) continue;
         const i = outs[k];
-        const pool = pools[i];
-        const q = hopQuote(memo, i, pool, order[t], parts[k], true);
-        if (q.amountOut <= 0n) throw new PoolQuoteError('zero-output', `pool ${pool.address} returns nothing`);
+        const q = hopQuote(memo, i, pools[i], order[t], parts[k], true);
+        if (q.amountOut <= 0n) throw new PoolQuoteError('zero-output', `pool ${pools[i].address} returns nothing`);
         amounts[to[i]] += q.amountOut;
-        hops[i] = { pool, inputMint: order[t], outputMint: order[to[i]], amountGiven: parts[k], amountIn: q.amountIn, amountOut: q.amountOut, feeAmount: q.feeAmount };
+        quotes[i] = q;
+        given[i] = parts[k];
       }
     }
-    const kept = hops.filter((h): h is RouteHop => h !== null);
     let spent = 0n;
-    for (const h of kept) if (h.inputMint === route.inputMint) spent += h.amountIn;
-    return { mode: 'ExactIn', inputMint: route.inputMint, outputMint: route.outputMint, amountIn: spent, amountOut: amounts[plan.outputAt], hops: kept };
+    for (let i = 0; i < n; i++) if (quotes[i] !== undefined && order[from[i]] === route.inputMint) spent += quotes[i]!.amountIn;
+    return { quotes, given, amountIn: spent, amountOut: amounts[plan.outputAt] };
   }
   amounts[plan.outputAt] = amount;
   let delivered = 0n;
@@ -195,15 +224,14 @@ export function replayRoute(route: Route, amount: bigint, poolAt: PoolLookup, pl
     for (let k = 0; k < ins.length; k++) {
       if (parts[k] === 0n) continue;
       const i = ins[k];
-      const pool = pools[i];
-      const q = hopQuote(memo, i, pool, order[from[i]], parts[k], false);
+      const q = hopQuote(memo, i, pools[i], order[from[i]], parts[k], false);
       amounts[from[i]] += q.amountIn;
       if (t === plan.outputAt) delivered += q.amountOut;
-      hops[i] = { pool, inputMint: order[from[i]], outputMint: order[t], amountGiven: q.amountIn, amountIn: q.amountIn, amountOut: q.amountOut, feeAmount: q.feeAmount };
+      quotes[i] = q;
+      given[i] = q.amountIn;
     }
   }
-  const kept = hops.filter((h): h is RouteHop => h !== null);
-  return { mode: 'ExactOut', inputMint: route.inputMint, outputMint: route.outputMint, amountIn: amounts[plan.inputAt], amountOut: delivered, hops: kept };
+  return { quotes, given, amountIn: amounts[plan.inputAt], amountOut: delivered };
 }
 
 /** the current pool of each hop of the route; PoolGoneError when one left the graph */
@@ -312,47 +340,9 @@ export function replayQuote(route: Route, amount: bigint, poolAt: PoolLookup, pl
   const { order, from, to } = plan;
   const n = route.hops.length;
   const pools = currentPools(route, poolAt);
+  const { quotes, amountIn, amountOut } = walkFlow(route, amount, pools, plan, memo);
   // per hop: what it took (undefined: left out, as replayRoute leaves out a hop given nothing)
-  const took: (bigint | undefined)[] = new Array(n);
-  const amounts: bigint[] = new Array(order.length).fill(0n);
-  let amountIn = 0n;
-  let amountOut = 0n;
-  if (route.mode === 'ExactIn') {
-    amounts[plan.inputAt] = amount;
-    for (let t = 0; t < order.length; t++) {
-      const total = amounts[t];
-      const outs = plan.outs[t];
-      if (outs.length === 0 || total === 0n) continue;
-      const parts = divideLike(total, plan.outWeights[t]);
-      for (let k = 0; k < outs.length; k++) {
-        if (parts[k] === 0n) continue;
-        const i = outs[k];
-        const q = hopQuote(memo, i, pools[i], order[t], parts[k], true);
-        if (q.amountOut <= 0n) throw new PoolQuoteError('zero-output', `pool ${pools[i].address} returns nothing`);
-        amounts[to[i]] += q.amountOut;
-        took[i] = q.amountIn;
-      }
-    }
-    for (let i = 0; i < n; i++) if (took[i] !== undefined && order[from[i]] === route.inputMint) amountIn += took[i]!;
-    amountOut = amounts[plan.outputAt];
-  } else {
-    amounts[plan.outputAt] = amount;
-    for (let t = order.length - 1; t >= 0; t--) {
-      const total = amounts[t];
-      const ins = plan.ins[t];
-      if (ins.length === 0 || total === 0n) continue;
-      const parts = divideLike(total, plan.inWeights[t]);
-      for (let k = 0; k < ins.length; k++) {
-        if (parts[k] === 0n) continue;
-        const i = ins[k];
-        const q = hopQuote(memo, i, pools[i], order[from[i]], parts[k], false);
-        amounts[from[i]] += q.amountIn;
-        if (t === plan.outputAt) amountOut += q.amountOut;
-        took[i] = q.amountIn;
-      }
-    }
-    amountIn = amounts[plan.inputAt];
-  }
+  const took: (bigint | undefined)[] = quotes.map((q) => q?.amountIn);
   // routeShares of the kept hops, in hop order: each token's outflow divided by what its hops took
   const outTotal: bigint[] = new Array(order.length).fill(0n);
   for (let i = 0; i < n; i++) if (took[i] !== undefined) outTotal[from[i]] += took[i]!;
