@@ -485,8 +485,8 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
       while (Date.now() - searchFrom < SEARCH_SLICE_MS) {
         const w = this.nextSearch(searchFrom);
         if (w === undefined) break;
+        // the change the search answers (search() clears it)
         const cause = w.queuedBy;
-        w.queuedBy = undefined;
         emit(w, this.search(w), cause);
       }
       this.lastSearchSlice = Date.now();
@@ -514,9 +514,9 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
       if (w !== undefined) return w;
     }
     for (const key of this.searches) {
-      this.searches.delete(key);
       const w = this.watched.get(key);
-      if (w) return w;
+      if (w) return w; // search() takes it off the queue
+      this.searches.delete(key);
     }
     return undefined;
   }

@@ -215,7 +215,7 @@ export class TopicStore {
           stmt.run(args);
         }
       }
-      // the arguments are not kept past the statement: no value outlives its batch here
+      // the reused argument arrays let go of this batch's keys and values
       for (const { args } of inserts) args.fill(undefined);
       return first;
     });
