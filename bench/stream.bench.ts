@@ -18,7 +18,7 @@ import { Test } from '@nestjs/testing';
 import { fork, spawn, type ChildProcess } from 'child_process';
 import { SimMarket, type SimMarketOptions } from '../apps/ingestor/src/sim/market';
 import { configureHttpApp } from '../apps/router/src/http-app';
-import { InterestService, SEARCH_STALE_MS } from '../apps/router/src/interest/interest.service';
+import { InterestService, SEARCH_STALE_MS, type PushKind } from '../apps/router/src/interest/interest.service';
 import { ProjectionService } from '../apps/router/src/projection/projection.service';
 import { RouterModule } from '../apps/router/src/router.module';
 import { StreamModule } from '../apps/stream/src/stream.module';
@@ -146,12 +146,13 @@ async function run(deployment: Deployment): Promise<BenchSection> {
   // what each push answers: the append time of the pool change behind it, in publish order; kept
   // in flat arrays during the run (no key string or object per push in the measured process) and
   // indexed by tuple and slot afterwards
-  const observed: { tuples: QuoteTuple[]; slots: number[]; at: number[]; bySearch: boolean[]; window: number[] } = { tuples: [], slots: [], at: [], bySearch: [], window: [] };
+  const KINDS: PushKind[] = ['replay', 'check', 'search'];
+  const observed: { tuples: QuoteTuple[]; slots: number[]; at: number[]; kind: number[]; window: number[] } = { tuples: [], slots: [], at: [], kind: [], window: [] };
   interest.pushObserver = (q, at, by, window) => {
     observed.tuples.push(q.tuple);
     observed.slots.push(q.slot);
     observed.at.push(at);
-    observed.bySearch.push(by === 'search');
+    observed.kind.push(KINDS.indexOf(by));
     observed.window.push(window ?? NaN);
   };
   child.send({ type: 'go' });
@@ -160,12 +161,14 @@ async function run(deployment: Deployment): Promise<BenchSection> {
   const r = m.result;
   const stats1 = interest.stats();
   const searches = stats1.searches - stats0.searches;
+  const checks = stats1.checks - stats0.checks;
+  const switches = stats1.switches - stats0.switches;
   const replays = stats1.replays - stats0.replays;
   interest.pushObserver = null;
-  const causes = new Map<string, Array<{ at: number; by: 'replay' | 'search'; window?: number }>>();
+  const causes = new Map<string, Array<{ at: number; by: PushKind; window?: number }>>();
   for (let i = 0; i < observed.at.length; i++) {
     const k = `${tupleKey(observed.tuples[i])}|${observed.slots[i]}`;
-    const c = { at: observed.at[i], by: observed.bySearch[i] ? ('search' as const) : ('replay' as const), window: Number.isNaN(observed.window[i]) ? undefined : observed.window[i] };
+    const c = { at: observed.at[i], by: KINDS[observed.kind[i]], window: Number.isNaN(observed.window[i]) ? undefined : observed.window[i] };
     const l = causes.get(k);
     if (l) l.push(c);
     else causes.set(k, [c]);
@@ -174,7 +177,7 @@ async function run(deployment: Deployment): Promise<BenchSection> {
   // receipt minus the append of the pool change each push answers (matched per tuple and slot, in order)
   const flat = pairs.flat() as Array<{ in: string; out: string; amount: string; exactIn: boolean }>;
   const causal: number[] = [];
-  const byKind: Record<'replay' | 'search', number[]> = { replay: [], search: [] };
+  const byKind: Record<PushKind, number[]> = { replay: [], check: [], search: [] };
   // replays measured from the first update of their debounce window instead (whatever pool it changed)
   const fromWindow: number[] = [];
   let unmatched = 0;
@@ -210,8 +213,8 @@ async function run(deployment: Deployment): Promise<BenchSection> {
       `(\`bench/stream-load.ts\`: ${CONNECTIONS} real WebSocket connections × ${PER_CONNECTION} distinct subscriptions, and the simulated market's pool updates ` +
       `appended to the same data directory at ${UPDATES_PER_SECOND.toLocaleString('en-US')}/s in ticks of ${TICK_MS} ms for ${RUN_SECONDS} s on a 1,000-pool market of all six programs). ` +
       `Latency: each push's receipt minus the append time of the pool change it answers. The router reports it per tuple and slot: for a replay, the ` +
-      `append time of the first record since the tuple's previous quote that changed a pool of its route; for a background search, the change ` +
-      `that queued it. Receipts are matched to those in order. It includes the 50 ms debounce, the router's queue and the log hops` +
+      `append time of the first record since the tuple's previous quote that changed a pool of its route; for a check that switched the route to ` +
+      `a candidate path, and for a background search, the change that queued it. Receipts are matched to those in order. It includes the 50 ms debounce, the router's queue and the log hops` +
       `${deployment === 'split' ? ' between processes' : ''}.`,
     rows: [
       {
@@ -223,8 +226,8 @@ async function run(deployment: Deployment): Promise<BenchSection> {
       { metric: 'pushes', value: fmtRate(r.pushes / r.runSeconds, 'quotes'), notes: `${r.latencies.length.toLocaleString('en-US')} pushes measured` },
       {
         metric: 'router work',
-        value: `${fmtRate(replays / r.runSeconds, 'route replays')}, ${fmtRate(searches / r.runSeconds, 'route searches')}`,
-        notes: `replay: a tuple whose route's pools changed, once per debounced burst; search: in the background when a candidate path gained > 5 bp on the route (5 ms slices, 40 ms apart while debounce windows are open: at most about 1/9 of the time; newest request first); ${(stats1.shedSearches - stats0.shedSearches).toLocaleString('en-US')} withdrawn unrun after waiting ${SEARCH_STALE_MS / 1000} s (queued again by a later check while the gain lasts); ${stats1.pendingSearches} waiting at the end`,
+        value: `${fmtRate(replays / r.runSeconds, 'route replays')}, ${fmtRate(checks / r.runSeconds, 'checks')}, ${fmtRate(switches / r.runSeconds, 'route switches')}, ${fmtRate(searches / r.runSeconds, 'route searches')}`,
+        notes: `replay: a tuple whose route's pools changed, once per debounced burst; check: after a change of a pool on its route or candidate paths, between windows; switch: a check whose candidate path gained > 5 bp on the route by the float estimate and priced better exactly (it becomes the route); search: in the background after a switch or a gain a check could not price (5 ms slices, 40 ms apart while debounce windows are open: at most about 1/9 of the time; newest request first); ${(stats1.shedSearches - stats0.shedSearches).toLocaleString('en-US')} withdrawn unrun after waiting ${SEARCH_STALE_MS / 1000} s (queued again by a later check while the gain lasts); ${stats1.pendingSearches} waiting at the end`,
       },
       { metric: 'pool change → receipt p50', value: fmtMs(e2e.p50) },
       {
@@ -240,7 +243,8 @@ async function run(deployment: Deployment): Promise<BenchSection> {
         value: fmtDist(fromWindow),
         notes: 'the same pushes, from the first pool update of the window whatever pool it changed (a stricter clock: a tuple whose pool changed late in the window is charged from the window\'s start)',
       },
-      { metric: 'pool change → receipt, background searches (p50 / p99)', value: fmtDist(byKind.search), notes: `${byKind.search.length.toLocaleString('en-US')} pushes: a better route found after a candidate path gained` },
+      { metric: 'pool change → receipt, route switches (p50 / p99)', value: fmtDist(byKind.check), notes: `${byKind.check.length.toLocaleString('en-US')} pushes: a check made a candidate path that priced better the route` },
+      { metric: 'pool change → receipt, background searches (p50 / p99)', value: fmtDist(byKind.search), notes: `${byKind.search.length.toLocaleString('en-US')} pushes: the full search after a switch (or a gain a check could not price) found a better route still` },
       {
         metric: 'quote slot age at receipt p50 / p99',
         value: `${fmtMs(s.p50)} / ${fmtMs(s.p99)}`,

@@ -14,7 +14,7 @@ import { decodeQuotesChanged, encodeQuoteInterest, tupleKey, type QuoteTuple } f
 import { TOPICS } from '../../../../libs/contracts/src/topics';
 import { EmbeddedLog } from '../../../../libs/log/src/embedded/embedded-log';
 import type { LogRecord } from '../../../../libs/log/src/log.port';
-import type { Route } from '../../../../libs/amm/src/routing/route-search';
+import { evaluatePath, type Route } from '../../../../libs/amm/src/routing/route-search';
 import { decodeTokenAccount, encodeTokenAccount } from '../../../../libs/solana/src/spl-token';
 import { ProjectionService } from '../projection/projection.service';
 import { DEBOUNCE_MS, InterestService, SEARCH_STALE_MS } from './interest.service';
@@ -152,7 +152,7 @@ describe('InterestService debounce', () => {
     await waitFor(() => svc.stats().searches - s0 - afterLeave >= tuples.length, 5_000);
   });
 
-  it('a candidate path that gains on the route makes the tuple search again and push the better route', async () => {
+  it('a candidate path that gains on the route and prices better becomes the route at the check, pushed at once; a search refines it after', async () => {
     await pause(300); // earlier work settles
     type W = { key: string; tuple: QuoteTuple; route?: Route; cands: Array<{ pools: string[]; mints: string[] }> };
     const watched = (svc as unknown as { watched: Map<string, W> }).watched;
@@ -169,7 +169,11 @@ describe('InterestService debounce', () => {
     expect(pick).toBeDefined();
     const { w, c } = pick!;
     const before = (await quotes()).length;
-    const searches = svc.stats().searches;
+    const { searches, switches } = svc.stats();
+    const pushes: Array<{ slot: number; by: string; hops: number }> = [];
+    svc.pushObserver = (q, _at, by) => {
+      if (tupleKey(q.tuple) === w.key) pushes.push({ slot: q.slot, by, hops: q.hops ?? 0 });
+    };
     // the candidate's pools get three times the reserve of the token each hop pays out
     const slot = projections.projection.slot + 1;
     const gifts: PoolUpdate[] = c.pools.map((address, i) => {
@@ -179,10 +183,83 @@ describe('InterestService debounce', () => {
       const token = decodeTokenAccount(acc.data, acc.owner);
       return { slot, address: vault, owner: acc.owner, lamports: 2_039_280n, data: encodeTokenAccount({ ...token, amount: token.amount * 3n }), source: 'sim' };
     });
-    await appendUpdates(gifts);
-    await waitFor(() => (watched.get(w.key)?.route?.hops ?? []).some((h) => c.pools.includes(h.pool.address)), 5_000);
-    expect(svc.stats().searches).toBeGreaterThan(searches);
-    await waitFor(async () => (await quotes()).slice(before).some((r) => r.key === w.key && decodeQuotesChanged(r.value).slot >= slot), 2_000);
+    try {
+      await appendUpdates(gifts);
+      await waitFor(() => (watched.get(w.key)?.route?.hops ?? []).some((h) => c.pools.includes(h.pool.address)), 5_000);
+      await waitFor(async () => (await quotes()).slice(before).some((r) => r.key === w.key && decodeQuotesChanged(r.value).slot >= slot), 2_000);
+      // none of the route's pools changed, so no replay: the check switched the route and pushed it
+      expect(svc.stats().switches).toBeGreaterThan(switches);
+      expect(pushes.length).toBeGreaterThan(0);
+      expect(pushes[0].by).toBe('check');
+      expect(pushes[0].slot).toBeGreaterThanOrEqual(slot);
+      // the refinement search ran after it (it pushes only when it found better still)
+      await waitFor(() => svc.stats().searches > searches, 2_000);
+      for (const p of pushes.slice(1)) expect(p.by).toBe('search');
+    } finally {
+      svc.pushObserver = null;
+    }
+  });
+
+  it('a candidate estimated to gain that does not price better exactly (the estimate erred) is taken as it compares now: no switch, no search, no push', async () => {
+    await pause(300); // earlier work settles
+    type C = { pools: string[]; mints: string[]; ratio: number };
+    type W = { key: string; tuple: QuoteTuple; mode: string; amount: bigint; route?: Route; cands: C[]; last?: { amountOut: string } };
+    const internals = svc as unknown as { watched: Map<string, W>; searches: Set<string>; checks: Set<string>; urgent: Set<string>; pathEstimate: (w: W, c: C) => number | undefined };
+    await waitFor(() => internals.urgent.size + internals.searches.size + internals.checks.size === 0, 3_000);
+    // an ExactIn tuple and a candidate path that is not its route and prices worse than it exactly (but within a factor 5)
+    let pick: { w: W; c: C } | undefined;
+    for (const w of internals.watched.values()) {
+      if (!w.route || w.mode !== 'ExactIn' || !w.last) continue;
+      const routePools = w.route.hops.map((h) => h.pool.address).join();
+      const c = w.cands.find((x) => {
+        if (x.pools.join() === routePools) return false;
+        try {
+          const pools = x.pools.map((a) => projections.projection.pool(a)!);
+          const out = evaluatePath({ pools, mints: x.mints }, 'ExactIn', w.amount).amountOut;
+          return out < BigInt(w.last!.amountOut) && out * 5n > BigInt(w.last!.amountOut);
+        } catch {
+          return false;
+        }
+      });
+      if (c) {
+        pick = { w, c };
+        break;
+      }
+    }
+    expect(pick).toBeDefined();
+    const { w, c } = pick!;
+    const route = w.route;
+    const before = svc.stats();
+    const pushed: string[] = [];
+    svc.pushObserver = (q, _at, by) => pushed.push(`${tupleKey(q.tuple)} ${by}`);
+    const ratioBefore = c.ratio;
+    // the float estimate of that candidate errs: a hundred times what it really pays out
+    const estimate = internals.pathEstimate;
+    internals.pathEstimate = function (this: unknown, x: W, path: C) {
+      const e = estimate.call(this, x, path);
+      return x === w && path === c && e !== undefined ? e * 100 : e;
+    };
+    try {
+      internals.checks.add(w.key);
+      svc.flush();
+      await pause(100);
+      const after = svc.stats();
+      expect(after.checks).toBeGreaterThan(before.checks);
+      expect(after.switches).toBe(before.switches);
+      expect(internals.searches.has(w.key)).toBe(false);
+      expect(after.searches).toBe(before.searches);
+      expect(w.route).toBe(route);
+      expect(pushed.filter((x) => x.startsWith(w.key))).toEqual([]);
+      // re-baselined: the same estimate does not fire again
+      expect(c.ratio).toBeGreaterThan(ratioBefore * 10);
+      internals.checks.add(w.key);
+      svc.flush();
+      expect(svc.stats().switches).toBe(before.switches);
+      expect(internals.searches.has(w.key)).toBe(false);
+    } finally {
+      internals.pathEstimate = estimate;
+      svc.pushObserver = null;
+    }
   });
 
   it('a search queued for a candidate gain is withdrawn when a later check finds no gain; one queued because a pool entered the graph is not', async () => {

@@ -7,20 +7,24 @@
  * Work per tuple, driven by the projection's pool changes (ProjectionService.onPoolsChanged):
  *   - a full route search (findBestRoute, split routes included) on first interest, when the
  *     current route broke (a pool left the graph or cannot fill its part), and in the background
- *     when a pool entered the graph or when, after a change of a pool on its candidate paths
- *     or on its route, one of its candidate paths is estimated (the search's own float guide)
- *     to beat the current route by more than 5 bp (relative to how they compared at the search;
- *     a queued search for such a gain is withdrawn when a later check no longer finds one).
- *     Background searches run in short slices that take at most about a fifth of the time, so
- *     their cost is bounded whatever the rate of pool changes: searches for a gain newest request
- *     first, withdrawn unrun after SEARCH_STALE_MS (the next check queues them again while the
- *     gain lasts), then those of a pool that entered the graph, oldest first;
+ *     when a pool entered the graph;
  *   - a replay of its current route (replayQuote: the same pools and flow division, exact
  *     integer math on the current pools; a few pool quotes) when a pool of that route changed,
- *     after the debounce: a burst of changes within DEBOUNCE_MS is one replay.
+ *     after the debounce: a burst of changes within DEBOUNCE_MS is one replay;
+ *   - a check (see check) after a change of a pool on its route or its candidate paths: right
+ *     after the route's replay, or between debounce windows when only candidate pools changed.
+ *     A candidate path estimated (the search's own float guide) to beat the route by more than
+ *     5 bp, relative to how they compared at the search, is priced exactly; when it beats the
+ *     route's exact quote it becomes the route at once (a switch, pushed in place of the
+ *     replay's quote) and a full search refines it in the background.
+ *     Background searches run in short slices that take at most about a fifth of the time, so
+ *     their cost is bounded whatever the rate of pool changes: searches for a gain newest request
+ *     first, withdrawn unrun after SEARCH_STALE_MS (the next check queues them again while a
+ *     gain lasts), then those of a pool that entered the graph, oldest first.
  * So every push is an exact quote of the current state along a route no older than its last
- * search, pushes follow pool changes within the debounce plus the replay time, and the cost of a
- * pool update is proportional to the tuples whose route uses that pool, not to all tuples.
+ * search or switch, pushes follow pool changes within the debounce plus the replay time, and the
+ * cost of a pool update is proportional to the tuples whose route or candidate paths use that
+ * pool, not to all tuples.
  *
  * Indexes: pool address → tuples whose current route uses it (replay) and → tuples whose
  * candidate paths use it (background search); refreshed on every search.
@@ -32,7 +36,7 @@
  */
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { PoolQuoteError, type Pool } from '../../../../libs/amm/src/pool';
-import { findBestRoute, findCandidatePaths, RouteError, type Route, type SwapMode } from '../../../../libs/amm/src/routing/route-search';
+import { evaluatePath, findBestRoute, findCandidatePaths, RouteError, type Route, type SwapMode } from '../../../../libs/amm/src/routing/route-search';
 import type { AppConfig } from '../../../../libs/config/src/config';
 import { APP_CONFIG } from '../../../../libs/config/src/config.module';
 import { ContractError } from '../../../../libs/contracts/src/errors';
@@ -82,7 +86,9 @@ const SEARCH_IDLE_PAUSE_MS = 1;
  * oldest shed, instead of every search being served seconds after the change behind it
  */
 export const SEARCH_STALE_MS = 1_000;
-/** a candidate path estimated this much better than the current route triggers a new search */
+/** what a push answers: a replay of the route, a check that made a candidate path the route, a search */
+export type PushKind = 'replay' | 'check' | 'search';
+/** a candidate path estimated this much better than the current route is priced exactly (see InterestService.check) */
 const RESEARCH_GAIN = 5e-4;
 /** candidate paths kept per tuple for those checks (the search evaluates 12 exactly) */
 const MAX_CANDIDATES = 12;
@@ -146,6 +152,8 @@ export interface InterestStats {
   replays: number;
   /** float checks of the candidate paths against the current route */
   checks: number;
+  /** checks that made a candidate path the route (it priced better exactly) */
+  switches: number;
   published: number;
   rejected: number;
   /** tuples waiting for a background search */
@@ -204,7 +212,7 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
    * tuple's route since its previous quote; a background search: the change that queued it) and,
    * for a replay, the append time of its debounce window's first update. Null: not observed.
    */
-  pushObserver: ((q: QuotesChanged, causeAppendedAt: number, by: 'replay' | 'search', windowAppendedAt?: number) => void) | null = null;
+  pushObserver: ((q: QuotesChanged, causeAppendedAt: number, by: PushKind, windowAppendedAt?: number) => void) | null = null;
   private additions = -1;
   /** the next flush: a timer, or an immediate when it is due now (no 1 ms timer clamp between slices) */
   private timer: { cancel(): void } | null = null;
@@ -212,7 +220,7 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
   private sweeper: NodeJS.Timeout | null = null;
   private subscription: Subscription | null = null;
   private publishing: Promise<unknown> = Promise.resolve();
-  private readonly counters = { searches: 0, replays: 0, checks: 0, published: 0, rejected: 0, shedSearches: 0 };
+  private readonly counters = { searches: 0, replays: 0, checks: 0, switches: 0, published: 0, rejected: 0, shedSearches: 0 };
   private closed = false;
 
   constructor(
@@ -411,7 +419,7 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     const out: LogMessage[] = [];
     const started = Date.now();
     // `cause`: the append time of the pool change this quote answers (none for a subscription's first quote)
-    const emit = (w: Watched, q: QuotesChanged, cause?: number, by: 'replay' | 'search' = 'search', windowCause?: number): void => {
+    const emit = (w: Watched, q: QuotesChanged, cause?: number, by: PushKind = 'search', windowCause?: number): void => {
       const announce = this.announce.delete(w.key);
       if (announce || w.last === undefined || !sameQuote(w.last, q)) {
         out.push(this.message(w, q));
@@ -435,9 +443,13 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
         const w = this.watched.get(key);
         if (w) {
           const cause = w.changedAt ?? this.replayCause;
-          emit(w, this.replay(w), cause, 'replay', this.replayCause);
-          // the route moved: a candidate may beat it now
-          if (w.cands.length > 1) this.queueCheck(key, cause);
+          const q = this.replay(w);
+          // the route moved: a candidate may beat it now (a check queued meanwhile runs now too);
+          // a candidate that prices better becomes the route, and its quote is the one pushed
+          const checkCause = w.checkCause;
+          const switched = w.route !== undefined && (w.cands.length > 1 || checkCause !== undefined) && !(this.searches.has(key) && !w.searchForGain) ? this.checkNow(w, q, Math.min(cause, checkCause ?? cause)) : undefined;
+          if (switched) emit(w, switched, Math.min(cause, checkCause ?? cause), 'check', this.replayCause);
+          else emit(w, q, cause, 'replay', this.replayCause);
         }
       }
       if (this.replays.size === 0) {
@@ -452,29 +464,23 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     }
     // a closed window waiting for the projection to catch up: caughtUp() schedules the next flush
     const waiting = this.catchUp !== null && this.catchUp.due === this.replayDue;
-    if (this.replays.size === 0) {
+    // checks run between windows: while none is open, or before the open one is due
+    if (this.checkGap(Date.now())) {
       for (const key of this.checks) {
-        if (Date.now() - started >= SLICE_MS) break;
+        const at = Date.now();
+        if (at - started >= SLICE_MS || !this.checkGap(at)) break;
         this.checks.delete(key);
         const w = this.watched.get(key);
         if (!w) continue;
+        // a replay is pending: it prices the route on the current pools first, then queues the
+        // check again (the check keeps the earliest change behind it)
+        if (this.replays.has(key) || this.nextReplays.has(key)) continue;
         const cause = w.checkCause;
         w.checkCause = undefined;
         // queued for a search since a pool entered the graph: the check cannot see paths through it
         if (this.searches.has(key) && !w.searchForGain) continue;
-        if (!this.urgent.has(key) && this.candidateBeatsRoute(w)) {
-          // a search already queued for a gain answers the earliest change of the gain
-          if (!this.searches.has(key)) w.queuedBy = cause;
-          this.searches.add(key);
-          w.searchForGain = true;
-          this.gainSearches.push(key);
-        } else {
-          // no candidate gains (any more): a search still queued for an earlier gain is withdrawn,
-          // a later gain queues it again from its own change
-          this.searches.delete(key);
-          w.searchForGain = undefined;
-          w.queuedBy = undefined;
-        }
+        const q = this.urgent.has(key) ? undefined : this.check(w, cause, w.last);
+        if (q !== undefined) emit(w, q, cause, 'check');
       }
     }
     const searchFrom = Date.now();
@@ -498,7 +504,7 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     // checks run between windows; searches in the gaps, not while a window waits for the log or
     // runs its replays (caughtUp() and the window's own flushes schedule them again): no spinning
     // on the event loop meanwhile
-    if (this.checks.size > 0 && this.replays.size === 0) this.schedule(now);
+    if (this.checks.size > 0 && this.checkGap(now)) this.schedule(now);
     const gap = !waiting && (this.replays.size === 0 || (this.replayDue !== null && this.replayDue > now));
     if (this.searches.size > 0 && gap) this.schedule(this.lastSearchSlice + this.searchPause());
   }
@@ -599,30 +605,109 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     return true;
   }
 
+  /** checks may run now: no window is open, or the open one is not due yet */
+  private checkGap(nowMs: number): boolean {
+    return this.replays.size === 0 || (this.replayDue !== null && nowMs < this.replayDue);
+  }
+
   /**
-   * Float estimate (the route search's own guide): does one of the tuple's candidate paths now
-   * compare better with its current route than it did when the route was chosen, by more than
-   * RESEARCH_GAIN? Then the route is searched again. Comparing with the ratio at search time
-   * cancels the estimate's own bias (a candidate estimated a little better than the route the
-   * exact evaluation preferred stays a little better). The route is estimated the same way when
-   * it is a single path, and taken at its last exact amounts when it is a split.
+   * A check of the tuple's candidate paths against its route, after a change of a pool on
+   * either. The float estimate (the route search's own guide) picks the candidates that compare
+   * better with the route than they did when it was chosen, by more than RESEARCH_GAIN
+   * (comparing with the ratio at search time cancels the estimate's own bias: a candidate
+   * estimated a little better than the route the exact evaluation preferred stays a little
+   * better; the route is estimated the same way when it is a single path, and taken at its last
+   * exact amounts when it is a split). Those are priced exactly on the current pools:
+   *   - the best of them, when it beats the route's last exact quote (more out, or less in),
+   *     becomes the route at once and its quote is returned (pushed now); a full search, split
+   *     routes included, is queued in the background to refine it;
+   *   - when none does, the estimate erred: their ratios are taken as they are now (the same
+   *     estimate does not fire again) and a search queued for an earlier gain is withdrawn.
+   * A tuple without a route (or whose route cannot be estimated) is queued for a search when a
+   * candidate path can carry the amount.
    */
-  private candidateBeatsRoute(w: Watched): boolean {
+  private checkNow(w: Watched, routeQuote: QuotesChanged, cause: number): QuotesChanged | undefined {
+    this.checks.delete(w.key);
+    w.checkCause = undefined;
+    return this.check(w, cause, routeQuote);
+  }
+
+  private check(w: Watched, cause: number | undefined, routeQuote: QuotesChanged | undefined): QuotesChanged | undefined {
     this.counters.checks++;
     // no route: worth a search when one of its candidate paths can now carry the amount
-    if (!w.route) return w.cands.some((c) => this.pathEstimate(w, c) !== undefined);
-    const current = this.routeEstimate(w);
-    if (current === undefined || !(current > 0)) return true;
+    if (!w.route) {
+      if (w.cands.some((c) => this.pathEstimate(w, c) !== undefined)) this.queueGainSearch(w, cause);
+      else this.withdrawGainSearch(w);
+      return undefined;
+    }
+    const last = routeQuote !== undefined && routeQuote.error === undefined ? routeQuote : undefined;
+    const current = last ? this.routeEstimate(w, last) : undefined;
+    if (current === undefined || !(current > 0)) {
+      this.queueGainSearch(w, cause);
+      return undefined;
+    }
     const exactIn = w.mode === 'ExactIn';
+    let gaining: Watched['cands'] | undefined;
     for (let i = 0; i < w.cands.length; i++) {
       const c = w.cands[i];
       const e = this.pathEstimate(w, c);
       if (e === undefined) continue;
       // > 1: the candidate is estimated better than the route
       const ratio = exactIn ? e / current : current / e;
-      if (ratio > Math.max(1, c.ratio) * (1 + RESEARCH_GAIN)) return true;
+      if (ratio > Math.max(1, c.ratio) * (1 + RESEARCH_GAIN)) (gaining ??= []).push(c);
     }
-    return false;
+    if (gaining === undefined) {
+      this.withdrawGainSearch(w);
+      return undefined;
+    }
+    // the route's exact amount on the current pools (no replay is pending: see flush)
+    const routeAmount = BigInt(exactIn ? last!.amountOut : last!.amountIn);
+    const projection = this.projections.projection;
+    let best: Route | undefined;
+    for (const c of gaining) {
+      const pools: Pool[] = [];
+      for (const a of c.pools) {
+        const p = projection.pool(a);
+        if (p === undefined) break;
+        pools.push(p);
+      }
+      if (pools.length !== c.pools.length) continue;
+      let r: Route;
+      try {
+        r = evaluatePath({ pools, mints: c.mints }, w.mode, w.amount);
+      } catch (e) {
+        if (!(e instanceof PoolQuoteError)) throw e;
+        continue;
+      }
+      if (best === undefined || (exactIn ? r.amountOut > best.amountOut : r.amountIn < best.amountIn)) best = r;
+    }
+    if (best !== undefined && (exactIn ? best.amountOut > routeAmount : best.amountIn < routeAmount)) {
+      this.counters.switches++;
+      const q = this.adopt(w, best);
+      this.queueGainSearch(w, cause);
+      return q;
+    }
+    for (const c of gaining) {
+      const e = this.pathEstimate(w, c);
+      if (e !== undefined) c.ratio = exactIn ? e / current : current / e;
+    }
+    this.withdrawGainSearch(w);
+    return undefined;
+  }
+
+  /** queue a background search for a candidate's gain; `cause`: the change behind it (a search already queued keeps its earlier one) */
+  private queueGainSearch(w: Watched, cause: number | undefined): void {
+    if (!this.searches.has(w.key)) w.queuedBy = cause;
+    this.searches.add(w.key);
+    w.searchForGain = true;
+    this.gainSearches.push(w.key);
+  }
+
+  /** a search still queued for an earlier gain is withdrawn (a later gain queues it again from its own change) */
+  private withdrawGainSearch(w: Watched): void {
+    this.searches.delete(w.key);
+    w.searchForGain = undefined;
+    w.queuedBy = undefined;
   }
 
   /**
@@ -677,13 +762,11 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     w.queuedBy = undefined;
     const projection = this.projections.projection;
     const req = { inputMint: w.tuple.in, outputMint: w.tuple.out, amount: w.amount, mode: w.mode, maxHops: this.config.maxHops };
-    const cand = new Set<string>();
     const cands: Watched['cands'] = [];
     try {
       for (const c of findCandidatePaths(projection, req)) {
         if (cands.length >= MAX_CANDIDATES) break;
         cands.push({ pools: c.pools.map((p) => p.address), mints: c.mints, ratio: 1 });
-        for (const p of c.pools) cand.add(p.address);
       }
     } catch (e) {
       if (!(e instanceof RouteError)) throw e;
@@ -691,27 +774,39 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     w.cands = cands;
     this.checks.delete(w.key);
     w.checkCause = undefined;
-    let q: QuotesChanged;
-    w.memo = [];
     try {
-      w.route = findBestRoute(projection, req);
-      w.plan = planReplay(w.route);
-      const r = w.route;
-      w.routePath = w.plan.single ? { pools: r.hops.map((h) => h.pool.address), mints: [r.inputMint, ...r.hops.map((h) => h.outputMint)] } : undefined;
-      q = this.quote(w, r.amountIn, r.amountOut, quoteFields(r, w.plan.single));
+      return this.adopt(w, findBestRoute(projection, req));
     } catch (e) {
       if (!(e instanceof RouteError)) throw e;
-      w.route = undefined;
+      return this.adopt(w, undefined, e.message);
+    }
+  }
+
+  /**
+   * Make `route` the tuple's route (undefined: it has none, `error` says why): its replay plan,
+   * both pool indexes, and its candidates' ratios against it. Returns its quote.
+   */
+  private adopt(w: Watched, route: Route | undefined, error = 'no route'): QuotesChanged {
+    const projection = this.projections.projection;
+    let q: QuotesChanged;
+    w.memo = [];
+    w.route = route;
+    if (route) {
+      w.plan = planReplay(route);
+      w.routePath = w.plan.single ? { pools: route.hops.map((h) => h.pool.address), mints: [route.inputMint, ...route.hops.map((h) => h.outputMint)] } : undefined;
+      q = this.quote(w, route.amountIn, route.amountOut, quoteFields(route, w.plan.single));
+    } else {
       w.plan = undefined;
       w.routePath = undefined;
-      q = { tuple: w.tuple, amountOut: '0', amountIn: '0', priceImpactBps: 0, hops: 0, slot: projection.slot, error: e.message };
+      q = { tuple: w.tuple, amountOut: '0', amountIn: '0', priceImpactBps: 0, hops: 0, slot: projection.slot, error };
     }
-    const routeDeps = new Set(w.route ? w.route.hops.map((h) => h.pool.address) : []);
-    // a route pool's change is a replay; its candidate entry would only add a search
-    for (const d of routeDeps) cand.delete(d);
-    if (w.route) {
+    const routeDeps = new Set(route ? route.hops.map((h) => h.pool.address) : []);
+    // a route pool's change is a replay; its candidate entry would only add a check
+    const cand = new Set<string>();
+    for (const c of w.cands) for (const p of c.pools) if (!routeDeps.has(p)) cand.add(p);
+    if (route) {
       const current = this.routeEstimate(w, q);
-      for (const c of cands) {
+      for (const c of w.cands) {
         const e = this.pathEstimate(w, c);
         c.ratio = current === undefined || e === undefined ? 1 : w.mode === 'ExactIn' ? e / current : current / e;
       }
