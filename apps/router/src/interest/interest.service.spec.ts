@@ -152,7 +152,7 @@ describe('InterestService debounce', () => {
     await waitFor(() => svc.stats().searches - s0 - afterLeave >= tuples.length, 5_000);
   });
 
-  it('a candidate path that gains on the route and prices better becomes the route at the check, pushed at once; a search refines it after', async () => {
+  it('a candidate path that gains on the route and prices better becomes the route at the check, pushed at once', async () => {
     await pause(300); // earlier work settles
     type W = { key: string; tuple: QuoteTuple; route?: Route; cands: Array<{ pools: string[]; mints: string[] }> };
     const watched = (svc as unknown as { watched: Map<string, W> }).watched;
@@ -192,12 +192,39 @@ describe('InterestService debounce', () => {
       expect(pushes.length).toBeGreaterThan(0);
       expect(pushes[0].by).toBe('check');
       expect(pushes[0].slot).toBeGreaterThanOrEqual(slot);
-      // the refinement search ran after it (it pushes only when it found better still)
-      await waitFor(() => svc.stats().searches > searches, 2_000);
-      for (const p of pushes.slice(1)) expect(p.by).toBe('search');
+      // a later push for it, if any, is a refinement search's (or a replay's): never a second switch before one
+      for (const p of pushes.slice(1)) expect(['search', 'replay', 'check']).toContain(p.by);
     } finally {
       svc.pushObserver = null;
     }
+    expect(svc.stats().searches).toBeGreaterThanOrEqual(searches);
+  });
+
+  it('a switch is refined by a full search only when its price impact leaves a split room to gain more than 5 bp', async () => {
+    await pause(300); // earlier work settles
+    type W = { key: string; route?: Route; last?: { priceImpactBps: number } };
+    const internals = svc as unknown as { watched: Map<string, W>; searches: Set<string>; checks: Set<string>; urgent: Set<string>; switchTo: (w: W, r: Route, cause: number) => { priceImpactBps: number } };
+    // larger amounts of the first pair, for routes with some price impact
+    const big = [8, 9, 10, 11].map((e) => ({ ...tuples[0], amount: String(10 ** e), exactIn: true }));
+    for (const tuple of big) await writer.append(TOPICS.quoteInterest, [{ key: tupleKey(tuple), value: encodeQuoteInterest({ op: 'add', instance: 'i1', tuple }) }]);
+    await waitFor(() => big.every((t) => internals.watched.get(tupleKey(t))?.last !== undefined), 5_000);
+    await waitFor(() => internals.urgent.size + internals.searches.size + internals.checks.size === 0, 3_000);
+    const routed = [...internals.watched.values()].filter((w) => w.route && w.last);
+    const low = routed.find((w) => w.last!.priceImpactBps <= 10);
+    const high = routed.find((w) => w.last!.priceImpactBps > 10);
+    expect(low).toBeDefined();
+    expect(high).toBeDefined();
+    const { switches } = svc.stats();
+    // each switches to its own current route (the same exact quote, so the same impact)
+    expect(internals.switchTo(low!, low!.route!, Date.now()).priceImpactBps).toBeLessThanOrEqual(10);
+    expect(internals.searches.has(low!.key)).toBe(false);
+    expect(internals.switchTo(high!, high!.route!, Date.now()).priceImpactBps).toBeGreaterThan(10);
+    expect(internals.searches.has(high!.key)).toBe(true);
+    expect(svc.stats().switches).toBe(switches + 2);
+    // the queued refinement runs in the background
+    await waitFor(() => !internals.searches.has(high!.key), 2_000);
+    for (const tuple of big) await writer.append(TOPICS.quoteInterest, [{ key: tupleKey(tuple), value: encodeQuoteInterest({ op: 'remove', instance: 'i1', tuple }) }]);
+    await waitFor(() => big.every((t) => !internals.watched.has(tupleKey(t))), 3_000);
   });
 
   it('a candidate estimated to gain that does not price better exactly (the estimate erred) is taken as it compares now: no switch, no search, no push', async () => {
@@ -260,6 +287,45 @@ describe('InterestService debounce', () => {
       internals.pathEstimate = estimate;
       svc.pushObserver = null;
     }
+  });
+
+  it('a tuple without a route is searched again when a candidate path\'s estimate gained more than 5 bp since its last search, not on every change', async () => {
+    await pause(300); // earlier work settles
+    type C = { pools: string[]; mints: string[]; ratio: number };
+    type W = { key: string; mode: string; route?: Route; cands: C[] };
+    const internals = svc as unknown as {
+      watched: Map<string, W>;
+      searches: Set<string>;
+      checks: Set<string>;
+      urgent: Set<string>;
+      adopt: (w: W, r: Route | undefined, error?: string) => unknown;
+      pathEstimate: (w: W, c: C) => number | undefined;
+    };
+    await waitFor(() => internals.urgent.size + internals.searches.size + internals.checks.size === 0, 3_000);
+    const w = [...internals.watched.values()].find((x) => x.route && x.mode === 'ExactIn' && x.cands.length > 1)!;
+    expect(w).toBeDefined();
+    // as if its last search had found no route: the candidates' estimates now are the baseline
+    internals.adopt(w, undefined, 'no route');
+    expect(w.cands.every((c) => c.ratio === (internals.pathEstimate(w, c) ?? 0))).toBe(true);
+    const searches = svc.stats().searches;
+    internals.checks.add(w.key);
+    svc.flush();
+    expect(internals.searches.has(w.key)).toBe(false);
+    // a candidate now estimated 1% better: the check queues a search, which finds the route again
+    const c = w.cands.find((x) => internals.pathEstimate(w, x) !== undefined)!;
+    const estimate = internals.pathEstimate;
+    internals.pathEstimate = function (this: unknown, x: W, path: C) {
+      const e = estimate.call(this, x, path);
+      return x === w && path === c && e !== undefined ? e * 1.01 : e;
+    };
+    try {
+      internals.checks.add(w.key);
+      svc.flush();
+      await waitFor(() => w.route !== undefined, 2_000);
+    } finally {
+      internals.pathEstimate = estimate;
+    }
+    expect(svc.stats().searches).toBe(searches + 1);
   });
 
   it('a search queued for a candidate gain is withdrawn when a later check finds no gain; one queued because a pool entered the graph is not', async () => {

@@ -16,7 +16,9 @@
  *     A candidate path estimated (the search's own float guide) to beat the route by more than
  *     5 bp, relative to how they compared at the search, is priced exactly; when it beats the
  *     route's exact quote it becomes the route at once (a switch, pushed in place of the
- *     replay's quote) and a full search refines it in the background.
+ *     replay's quote) and, when its price impact leaves a split room to gain, a full search
+ *     refines it in the background. A tuple without a route is searched again when a candidate
+ *     path's estimate gained more than 5 bp since its last search.
  *     Background searches run in short slices that take at most about a fifth of the time, so
  *     their cost is bounded whatever the rate of pool changes: searches for a gain newest request
  *     first, withdrawn unrun after SEARCH_STALE_MS (the next check queues them again while a
@@ -103,6 +105,8 @@ interface EstimatedPath {
   mints: string[];
   seen?: Pool[];
   est?: number;
+  /** the pools on which it last failed to carry the amount exactly (not tried again on them) */
+  failedOn?: Pool[];
 }
 
 interface Watched {
@@ -121,7 +125,8 @@ interface Watched {
   candDeps: Set<string>;
   /**
    * the candidate paths of the last search (pool addresses and mints), best estimate first, with
-   * how they compared with the chosen route then (estimate ratio, > 1: estimated better)
+   * how they compared with the chosen route then (estimate ratio, > 1: estimated better); for a
+   * tuple without a route, each one's estimate then (0: none)
    */
   cands: Array<EstimatedPath & { ratio: number }>;
   /** the route as an estimated path when it is a single path */
@@ -620,7 +625,8 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
    * exact amounts when it is a split). Those are priced exactly on the current pools:
    *   - the best of them, when it beats the route's last exact quote (more out, or less in),
    *     becomes the route at once and its quote is returned (pushed now); a full search, split
-   *     routes included, is queued in the background to refine it;
+   *     routes included, is queued in the background to refine it when its price impact is
+   *     over twice RESEARCH_GAIN (a split wins back at most about half of it);
    *   - when none does, the estimate erred: their ratios are taken as they are now (the same
    *     estimate does not fire again) and a search queued for an earlier gain is withdrawn.
    * A tuple without a route (or whose route cannot be estimated) is queued for a search when a
@@ -634,19 +640,14 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
 
   private check(w: Watched, cause: number | undefined, routeQuote: QuotesChanged | undefined): QuotesChanged | undefined {
     this.counters.checks++;
-    // no route: worth a search when one of its candidate paths can now carry the amount
-    if (!w.route) {
-      if (w.cands.some((c) => this.pathEstimate(w, c) !== undefined)) this.queueGainSearch(w, cause);
-      else this.withdrawGainSearch(w);
-      return undefined;
-    }
+    const exactIn = w.mode === 'ExactIn';
+    if (!w.route) return this.checkWithoutRoute(w, cause);
     const last = routeQuote !== undefined && routeQuote.error === undefined ? routeQuote : undefined;
     const current = last ? this.routeEstimate(w, last) : undefined;
     if (current === undefined || !(current > 0)) {
       this.queueGainSearch(w, cause);
       return undefined;
     }
-    const exactIn = w.mode === 'ExactIn';
     let gaining: Watched['cands'] | undefined;
     for (let i = 0; i < w.cands.length; i++) {
       const c = w.cands[i];
@@ -662,9 +663,40 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     }
     // the route's exact amount on the current pools (no replay is pending: see flush)
     const routeAmount = BigInt(exactIn ? last!.amountOut : last!.amountIn);
-    const projection = this.projections.projection;
-    let best: Route | undefined;
+    const best = this.priceExactly(w, gaining);
+    if (best !== undefined && (exactIn ? best.amountOut > routeAmount : best.amountIn < routeAmount)) return this.switchTo(w, best, cause);
     for (const c of gaining) {
+      const e = this.pathEstimate(w, c);
+      if (e !== undefined) c.ratio = exactIn ? e / current : current / e;
+    }
+    this.withdrawGainSearch(w);
+    return undefined;
+  }
+
+  /**
+   * A check of a tuple without a route: a candidate path that carries the amount exactly on the
+   * current pools becomes its route (only those whose pools changed since they last failed are
+   * tried). Otherwise only a split could, which a full search finds: it is queued when a
+   * candidate's estimate moved in the tuple's favour by more than RESEARCH_GAIN since the last
+   * search (the baseline in `ratio`: the candidate's estimate then), not on every change.
+   */
+  private checkWithoutRoute(w: Watched, cause: number | undefined): QuotesChanged | undefined {
+    const exactIn = w.mode === 'ExactIn';
+    const gained = w.cands.some((c) => {
+      const e = this.pathEstimate(w, c);
+      return e !== undefined && (c.ratio <= 0 || (exactIn ? e > c.ratio * (1 + RESEARCH_GAIN) : e * (1 + RESEARCH_GAIN) < c.ratio));
+    });
+    if (gained) this.queueGainSearch(w, cause);
+    else this.withdrawGainSearch(w);
+    return undefined;
+  }
+
+  /** the best of these candidate paths priced exactly on the current pools (undefined: none carries the amount) */
+  private priceExactly(w: Watched, paths: Watched['cands']): Route | undefined {
+    const projection = this.projections.projection;
+    const exactIn = w.mode === 'ExactIn';
+    let best: Route | undefined;
+    for (const c of paths) {
       const pools: Pool[] = [];
       for (const a of c.pools) {
         const p = projection.pool(a);
@@ -672,27 +704,34 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
         pools.push(p);
       }
       if (pools.length !== c.pools.length) continue;
+      const failed = c.failedOn;
+      if (failed !== undefined && pools.every((p, i) => p === failed[i])) continue;
       let r: Route;
       try {
         r = evaluatePath({ pools, mints: c.mints }, w.mode, w.amount);
       } catch (e) {
         if (!(e instanceof PoolQuoteError)) throw e;
+        c.failedOn = pools;
         continue;
       }
+      c.failedOn = undefined;
       if (best === undefined || (exactIn ? r.amountOut > best.amountOut : r.amountIn < best.amountIn)) best = r;
     }
-    if (best !== undefined && (exactIn ? best.amountOut > routeAmount : best.amountIn < routeAmount)) {
-      this.counters.switches++;
-      const q = this.adopt(w, best);
-      this.queueGainSearch(w, cause);
-      return q;
-    }
-    for (const c of gaining) {
-      const e = this.pathEstimate(w, c);
-      if (e !== undefined) c.ratio = exactIn ? e / current : current / e;
-    }
-    this.withdrawGainSearch(w);
-    return undefined;
+    return best;
+  }
+
+  /**
+   * A check's switch: the candidate path `route` becomes the tuple's route; its quote is pushed
+   * now. What a full search adds to the best candidate path is mostly a split, and a split wins
+   * back at most about half the path's price impact (impactBps is net of fees): a search refines
+   * the switch only when that can beat RESEARCH_GAIN.
+   */
+  private switchTo(w: Watched, route: Route, cause: number | undefined): QuotesChanged {
+    this.counters.switches++;
+    const q = this.adopt(w, route);
+    if (q.priceImpactBps / 10_000 / 2 > RESEARCH_GAIN) this.queueGainSearch(w, cause);
+    else this.withdrawGainSearch(w);
+    return q;
   }
 
   /** queue a background search for a candidate's gain; `cause`: the change behind it (a search already queued keeps its earlier one) */
@@ -810,6 +849,9 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
         const e = this.pathEstimate(w, c);
         c.ratio = current === undefined || e === undefined ? 1 : w.mode === 'ExactIn' ? e / current : current / e;
       }
+    } else {
+      // without a route: each candidate's own estimate now (0: none), what checkWithoutRoute compares with
+      for (const c of w.cands) c.ratio = this.pathEstimate(w, c) ?? 0;
     }
     this.index(this.byRoutePool, w.key, w.routeDeps, routeDeps);
     this.index(this.byCandidatePool, w.key, w.candDeps, cand);
