@@ -328,6 +328,31 @@ describe('InterestService debounce', () => {
     expect(svc.stats().searches).toBe(searches + 1);
   });
 
+  it('a candidate path\'s estimate walks again only from the first hop whose pool changed: always equal to a fresh estimate', async () => {
+    type C = { pools: string[]; mints: string[] };
+    type W = { mode: string; cands: C[] };
+    const internals = svc as unknown as { watched: Map<string, W>; pathEstimate: (w: W, c: C) => number | undefined };
+    const compare = (): number => {
+      let n = 0;
+      for (const w of internals.watched.values()) {
+        for (const c of w.cands) {
+          expect(internals.pathEstimate(w, c)).toBe(internals.pathEstimate(w, { pools: c.pools, mints: c.mints }));
+          n++;
+        }
+      }
+      return n;
+    };
+    expect(compare()).toBeGreaterThan(20);
+    const modes = new Set([...internals.watched.values()].map((w) => w.mode));
+    expect(modes).toEqual(new Set(['ExactIn', 'ExactOut']));
+    // the market moves a few pools at a time: most paths keep some hops
+    for (let i = 0; i < 5; i++) {
+      await appendUpdates(market.step());
+      await pause(100);
+      compare();
+    }
+  });
+
   it('a search queued for a candidate gain is withdrawn when a later check finds no gain; one queued because a pool entered the graph is not', async () => {
     await pause(300); // earlier work settles: every route was searched on the current pools, no candidate gains
     type W = { key: string; route?: unknown; cands: unknown[]; queuedBy?: number; searchForGain?: boolean };

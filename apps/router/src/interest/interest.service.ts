@@ -103,7 +103,9 @@ const MAX_CANDIDATES = 12;
 interface EstimatedPath {
   pools: string[];
   mints: string[];
+  /** the pools of its last estimate, and the amount before and after each hop (index i: into hop i) */
   seen?: Pool[];
+  amounts?: number[];
   est?: number;
   /** the pools on which it last failed to carry the amount exactly (not tried again on them) */
   failedOn?: Pool[];
@@ -756,26 +758,34 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
   private pathEstimate(w: Watched, path: EstimatedPath): number | undefined {
     const projection = this.projections.projection;
     const n = path.pools.length;
-    const seen = path.seen;
-    if (seen !== undefined) {
-      let i = 0;
-      while (i < n && projection.pool(path.pools[i]) === seen[i]) i++;
-      if (i === n) return path.est;
-    }
-    const pools: Pool[] = new Array(n);
-    for (let i = 0; i < n; i++) {
-      const p = projection.pool(path.pools[i]);
-      if (!p) {
-        path.seen = undefined;
-        return undefined;
-      }
-      pools[i] = p;
+    const exactIn = w.mode === 'ExactIn';
+    let seen = path.seen;
+    let amounts = path.amounts;
+    // the hops are walked from the known amount (ExactIn: the first hop; ExactOut: the last): the
+    // ones before the first whose pool was replaced keep their amounts
+    let from = 0;
+    if (seen !== undefined && amounts !== undefined) {
+      if (exactIn) while (from < n && projection.pool(path.pools[from]) === seen[from]) from++;
+      else while (from < n && projection.pool(path.pools[n - 1 - from]) === seen[n - 1 - from]) from++;
+      if (from === n) return path.est;
+    } else {
+      seen = path.seen = new Array<Pool>(n);
+      amounts = path.amounts = new Array<number>(n + 1);
+      amounts[exactIn ? 0 : n] = Number(w.amount);
     }
     const mints = path.mints;
-    let a = Number(w.amount);
-    if (w.mode === 'ExactIn') for (let i = 0; i < n; i++) a = pools[i].approxOut(mints[i], a);
-    else for (let i = n - 1; i >= 0; i--) a = pools[i].approxIn(mints[i], a);
-    path.seen = pools;
+    for (let k = from; k < n; k++) {
+      const i = exactIn ? k : n - 1 - k;
+      const p = projection.pool(path.pools[i]);
+      if (!p) {
+        path.seen = path.amounts = undefined;
+        return undefined;
+      }
+      seen[i] = p;
+      if (exactIn) amounts[i + 1] = p.approxOut(mints[i], amounts[i]);
+      else amounts[i] = p.approxIn(mints[i], amounts[i + 1]);
+    }
+    const a = amounts[exactIn ? n : 0];
     path.est = Number.isFinite(a) && a > 0 ? a : undefined;
     return path.est;
   }
