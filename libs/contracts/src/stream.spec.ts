@@ -60,37 +60,6 @@ describe('stream contracts', () => {
     expect(() => decodeQuotesChanged(Buffer.from(JSON.stringify({ v: 1, ...q, amountOut: '05' })), tuple)).toThrow(/amounts/);
   });
 
-  it('a record encoded in this process decodes from the same Buffer without parsing it again: same result, same checks', () => {
-    const tuple = { in: SOL, out: USDC, amount: '1000', exactIn: true };
-    const quotes = [
-      { tuple, amountOut: '5', amountIn: '1000', priceImpactBps: 3, hops: 2, slot: 9 },
-      { tuple, amountOut: '0', amountIn: '0', priceImpactBps: 0, hops: 0, slot: 9, error: 'no route' },
-    ];
-    const parse = jest.spyOn(JSON, 'parse');
-    try {
-      for (const q of quotes) {
-        const value = encodeQuotesChanged(q);
-        parse.mockClear();
-        const inProcess = decodeQuotesChanged(value, tuple);
-        expect(parse).not.toHaveBeenCalled();
-        // the same bytes in another Buffer (another process's read) are parsed
-        const read = decodeQuotesChanged(Buffer.from(value), tuple);
-        expect(parse).toHaveBeenCalledTimes(1);
-        expect(inProcess).toEqual(read);
-        expect(inProcess).toEqual(q);
-        expect(Object.keys(inProcess)).toEqual(Object.keys(read));
-      }
-      // what a reader would reject is rejected in-process too
-      const bad = { ...quotes[0], hops: -1 };
-      expect(() => decodeQuotesChanged(encodeQuotesChanged(bad))).toThrow(/malformed record: hops/);
-      expect(() => decodeQuotesChanged(Buffer.from(encodeQuotesChanged(bad)))).toThrow(/malformed record: hops/);
-      const other = encodeQuotesChanged({ ...quotes[0], tuple: { ...tuple, amount: '1001' } });
-      expect(() => decodeQuotesChanged(other, tuple)).toThrow(/its key is not its tuple/);
-    } finally {
-      parse.mockRestore();
-    }
-  });
-
   it('sameQuote: amountOut, priceImpactBps and hops decide (and amountIn for ExactOut); the slot does not; errors by their text', () => {
     const tuple = { in: SOL, out: USDC, amount: '1000', exactIn: true };
     const q = { tuple, amountOut: '5', amountIn: '1000', priceImpactBps: 3, hops: 2, slot: 9 };

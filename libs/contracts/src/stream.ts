@@ -97,21 +97,9 @@ export function decodeQuoteInterest(value: Buffer): QuoteInterest {
   throw new ContractError(topic, `malformed record: unknown op ${JSON.stringify(o.op)}`);
 }
 
-/**
- * What JSON.parse returns for a quotes-changed record this process encoded, by its Buffer: the
- * embedded log hands an in-process subscriber (the all-in-one's stream) the very Buffer that was
- * appended, and decoding it then skips the parse, never the checks. Weak: gone with the Buffer.
- */
-const encodedRecords = new WeakMap<Buffer, Record<string, unknown>>();
-
 export function encodeQuotesChanged(q: QuotesChanged): Buffer {
-  const t = q.tuple;
-  const record: Record<string, unknown> = { v: QUOTES_CHANGED_VERSION, tuple: { in: t.in, out: t.out, amount: t.amount, exactIn: t.exactIn }, amountOut: q.amountOut, amountIn: q.amountIn, priceImpactBps: q.priceImpactBps, hops: q.hops, slot: q.slot, error: q.error };
-  const value = Buffer.from(JSON.stringify(record));
-  // as parsed: JSON leaves out an undefined error
-  if (record.error === undefined) delete record.error;
-  encodedRecords.set(value, record);
-  return value;
+  const record = { v: QUOTES_CHANGED_VERSION, tuple: q.tuple, amountOut: q.amountOut, amountIn: q.amountIn, priceImpactBps: q.priceImpactBps, hops: q.hops, slot: q.slot, error: q.error };
+  return Buffer.from(JSON.stringify(record));
 }
 
 const DECIMAL = /^(0|[1-9][0-9]*)$/;
@@ -134,7 +122,7 @@ function isTuple(p: unknown, t: QuoteTuple): boolean {
  */
 export function decodeQuotesChanged(value: Buffer, keyTuple?: QuoteTuple): QuotesChanged {
   const topic = TOPICS.quotesChanged;
-  const o = encodedRecords.get(value) ?? parseJson(topic, value);
+  const o = parseJson(topic, value);
   if (o.v !== QUOTES_CHANGED_VERSION) throw new ContractError(topic, `unsupported schema version ${JSON.stringify(o.v)}`);
   let tuple: QuoteTuple | null;
   if (keyTuple !== undefined && isTuple(o.tuple, keyTuple)) tuple = keyTuple;
