@@ -107,19 +107,20 @@ export class AmmV4Pool implements Pool {
     return { amountIn: r.amountIn, amountOut: r.amountOut, feeAmount: r.fee };
   }
 
-  private floatSides(inputMint: string): [number, number] {
-    return this.coinIn(inputMint) ? [this.x, this.y] : [this.y, this.x];
-  }
-
   approxOut(inputMint: string, amountIn: number): number {
-    const [x, y] = this.floatSides(inputMint);
+    // the float reserves in and out (no pair array: this runs per path estimate)
+    const coinIn = this.coinIn(inputMint);
+    const x = coinIn ? this.x : this.y;
+    const y = coinIn ? this.y : this.x;
     if (x <= 0 || y <= 0 || !(amountIn > 0)) return 0;
     const net = amountIn * this.keep;
     return (y * net) / (x + net);
   }
 
   approxIn(inputMint: string, amountOut: number): number {
-    const [x, y] = this.floatSides(inputMint);
+    const coinIn = this.coinIn(inputMint);
+    const x = coinIn ? this.x : this.y;
+    const y = coinIn ? this.y : this.x;
     if (x <= 0 || y <= 0) return Infinity;
     if (!(amountOut > 0)) return 0;
     if (amountOut >= y) return Infinity;
@@ -127,7 +128,9 @@ export class AmmV4Pool implements Pool {
   }
 
   spotPrice(inputMint: string): number {
-    const [x, y] = this.floatSides(inputMint);
+    const coinIn = this.coinIn(inputMint);
+    const x = coinIn ? this.x : this.y;
+    const y = coinIn ? this.y : this.x;
     return x <= 0 ? 0 : y / x;
   }
 
