@@ -13,7 +13,7 @@
  *     after the debounce: a burst of changes within DEBOUNCE_MS is one replay;
  *   - a check (see check) after a change of a pool on its route or its candidate paths: right
  *     after the route's replay, or between debounce windows when only candidate pools changed
- *     (and within a window, ahead of the replays of later changes, when windows leave no gap).
+ *     (or, when one waited since before a window opened, ahead of that window's replays).
  *     A candidate path estimated (the search's own float guide) to beat the route by more than
  *     5 bp, relative to how they compared at the search, is priced exactly; when it beats the
  *     route's exact quote it becomes the route at once (a switch, pushed in place of the
@@ -460,14 +460,14 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     if (this.replayDue !== null && started >= this.replayDue && this.syncedFor === this.replayDue) {
       for (const key of this.replays) {
         if (Date.now() - started >= REPLAY_SLICE_MS) break;
-        // checks queued by a change older than this replay's come first (earliest change first:
-        // the queue is in the order of their first change), so a busy stretch of windows does
-        // not leave them waiting for a gap
-        const replayCause = this.watched.get(key)?.changedAt ?? this.replayCause;
+        // checks queued before this window opened come first (earliest change first: the queue
+        // is in the order of their first change), so a busy stretch of windows does not leave
+        // them waiting for a gap; those the window's own changes queued wait for the gap after
+        // it (most checks push nothing: they would delay replays that all do)
         while (this.checks.size > 0) {
           const ck: string = this.checks.values().next().value!;
           const since = this.watched.get(ck)?.checkCause;
-          if (since !== undefined && since >= replayCause) break;
+          if (since !== undefined && since >= this.replayCause) break;
           runCheck(ck);
           if (Date.now() - started >= REPLAY_SLICE_MS) break;
         }
