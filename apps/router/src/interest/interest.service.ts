@@ -12,8 +12,7 @@
  *     integer math on the current pools; a few pool quotes) when a pool of that route changed,
  *     after the debounce: a burst of changes within DEBOUNCE_MS is one replay;
  *   - a check (see check) after a change of a pool on its route or its candidate paths: right
- *     after the route's replay, or between debounce windows when only candidate pools changed
- *     (or, when one waited since before a window opened, ahead of that window's replays).
+ *     after the route's replay, or between debounce windows when only candidate pools changed.
  *     A candidate path estimated (the search's own float guide) to beat the route by more than
  *     5 bp, relative to how they compared at the search, is priced exactly; when it beats the
  *     route's exact quote it becomes the route at once (a switch, pushed in place of the
@@ -435,21 +434,6 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
       }
       w.last = q;
     };
-    // a queued check (see check), taken off the queue
-    const runCheck = (key: string): void => {
-      this.checks.delete(key);
-      const w = this.watched.get(key);
-      if (!w) return;
-      // a replay is pending: it prices the route on the current pools first, then checks (the
-      // check keeps the earliest change behind it)
-      if (this.replays.has(key) || this.nextReplays.has(key)) return;
-      const cause = w.checkCause;
-      w.checkCause = undefined;
-      // queued for a search since a pool entered the graph: the check cannot see paths through it
-      if (this.searches.has(key) && !w.searchForGain) return;
-      const q = this.urgent.has(key) ? undefined : this.check(w, cause, w.last);
-      if (q !== undefined) emit(w, q, cause, 'check');
-    };
     for (const key of this.urgent) {
       if (Date.now() - started >= SLICE_MS) break;
       this.urgent.delete(key);
@@ -459,18 +443,6 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     if (this.replayDue !== null && started >= this.replayDue && this.syncedFor !== this.replayDue) this.syncWithLog(this.replayDue);
     if (this.replayDue !== null && started >= this.replayDue && this.syncedFor === this.replayDue) {
       for (const key of this.replays) {
-        if (Date.now() - started >= REPLAY_SLICE_MS) break;
-        // checks queued before this window opened come first (earliest change first: the queue
-        // is in the order of their first change), so a busy stretch of windows does not leave
-        // them waiting for a gap; those the window's own changes queued wait for the gap after
-        // it (most checks push nothing: they would delay replays that all do)
-        while (this.checks.size > 0) {
-          const ck: string = this.checks.values().next().value!;
-          const since = this.watched.get(ck)?.checkCause;
-          if (since !== undefined && since >= this.replayCause) break;
-          runCheck(ck);
-          if (Date.now() - started >= REPLAY_SLICE_MS) break;
-        }
         if (Date.now() - started >= REPLAY_SLICE_MS) break;
         this.replays.delete(key);
         // the replay sees every change applied so far, those that queued it for the next window too
@@ -499,12 +471,23 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     }
     // a closed window waiting for the projection to catch up: caughtUp() schedules the next flush
     const waiting = this.catchUp !== null && this.catchUp.due === this.replayDue;
-    // the other checks run between windows: while none is open, or before the open one is due
+    // checks run between windows: while none is open, or before the open one is due
     if (this.checkGap(Date.now())) {
       for (const key of this.checks) {
         const at = Date.now();
         if (at - started >= SLICE_MS || !this.checkGap(at)) break;
-        runCheck(key);
+        this.checks.delete(key);
+        const w = this.watched.get(key);
+        if (!w) continue;
+        // a replay is pending: it prices the route on the current pools first, then queues the
+        // check again (the check keeps the earliest change behind it)
+        if (this.replays.has(key) || this.nextReplays.has(key)) continue;
+        const cause = w.checkCause;
+        w.checkCause = undefined;
+        // queued for a search since a pool entered the graph: the check cannot see paths through it
+        if (this.searches.has(key) && !w.searchForGain) continue;
+        const q = this.urgent.has(key) ? undefined : this.check(w, cause, w.last);
+        if (q !== undefined) emit(w, q, cause, 'check');
       }
     }
     const searchFrom = Date.now();
