@@ -42,6 +42,24 @@ describe('InterestService debounce', () => {
     }
   };
 
+  /** no first search, background search or check is waiting */
+  const settled = async (): Promise<void> => {
+    const q = svc as unknown as { urgent: Set<string>; searches: Set<string>; checks: Set<string> };
+    await waitFor(() => q.urgent.size + q.searches.size + q.checks.size === 0, 3_000);
+  };
+  /** the float estimate of one candidate path of one tuple is `factor` times what it is; returns the undo */
+  const skewEstimate = (w: object, c: object, factor: number): (() => void) => {
+    const spied = svc as unknown as { pathEstimate: (w: object, c: object) => number | undefined };
+    const estimate = spied.pathEstimate;
+    spied.pathEstimate = function (this: unknown, x: object, path: object) {
+      const e = estimate.call(this, x, path);
+      return x === w && path === c && e !== undefined ? e * factor : e;
+    };
+    return () => {
+      spied.pathEstimate = estimate;
+    };
+  };
+
   beforeAll(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'interest-'));
     log = new EmbeddedLog({ dataDir: dir });
@@ -208,7 +226,7 @@ describe('InterestService debounce', () => {
     const big = [8, 9, 10, 11].map((e) => ({ ...tuples[0], amount: String(10 ** e), exactIn: true }));
     for (const tuple of big) await writer.append(TOPICS.quoteInterest, [{ key: tupleKey(tuple), value: encodeQuoteInterest({ op: 'add', instance: 'i1', tuple }) }]);
     await waitFor(() => big.every((t) => internals.watched.get(tupleKey(t))?.last !== undefined), 5_000);
-    await waitFor(() => internals.urgent.size + internals.searches.size + internals.checks.size === 0, 3_000);
+    await settled();
     const routed = [...internals.watched.values()].filter((w) => w.route && w.last);
     const low = routed.find((w) => w.last!.priceImpactBps <= 10);
     const high = routed.find((w) => w.last!.priceImpactBps > 10);
@@ -232,7 +250,7 @@ describe('InterestService debounce', () => {
     type C = { pools: string[]; mints: string[]; ratio: number };
     type W = { key: string; tuple: QuoteTuple; mode: string; amount: bigint; route?: Route; cands: C[]; last?: { amountOut: string } };
     const internals = svc as unknown as { watched: Map<string, W>; searches: Set<string>; checks: Set<string>; urgent: Set<string>; pathEstimate: (w: W, c: C) => number | undefined };
-    await waitFor(() => internals.urgent.size + internals.searches.size + internals.checks.size === 0, 3_000);
+    await settled();
     // an ExactIn tuple and a candidate path that is not its route and prices worse than it exactly (but within a factor 5)
     let pick: { w: W; c: C } | undefined;
     for (const w of internals.watched.values()) {
@@ -261,11 +279,7 @@ describe('InterestService debounce', () => {
     svc.pushObserver = (q, _at, by) => pushed.push(`${tupleKey(q.tuple)} ${by}`);
     const ratioBefore = c.ratio;
     // the float estimate of that candidate errs: a hundred times what it really pays out
-    const estimate = internals.pathEstimate;
-    internals.pathEstimate = function (this: unknown, x: W, path: C) {
-      const e = estimate.call(this, x, path);
-      return x === w && path === c && e !== undefined ? e * 100 : e;
-    };
+    const undo = skewEstimate(w, c, 100);
     try {
       internals.checks.add(w.key);
       svc.flush();
@@ -284,7 +298,7 @@ describe('InterestService debounce', () => {
       expect(svc.stats().switches).toBe(before.switches);
       expect(internals.searches.has(w.key)).toBe(false);
     } finally {
-      internals.pathEstimate = estimate;
+      undo();
       svc.pushObserver = null;
     }
   });
@@ -301,7 +315,7 @@ describe('InterestService debounce', () => {
       adopt: (w: W, r: Route | undefined, error?: string) => unknown;
       pathEstimate: (w: W, c: C) => number | undefined;
     };
-    await waitFor(() => internals.urgent.size + internals.searches.size + internals.checks.size === 0, 3_000);
+    await settled();
     const w = [...internals.watched.values()].find((x) => x.route && x.mode === 'ExactIn' && x.cands.length > 1)!;
     expect(w).toBeDefined();
     // as if its last search had found no route: the candidates' estimates now are the baseline
@@ -313,17 +327,13 @@ describe('InterestService debounce', () => {
     expect(internals.searches.has(w.key)).toBe(false);
     // a candidate now estimated 1% better: the check queues a search, which finds the route again
     const c = w.cands.find((x) => internals.pathEstimate(w, x) !== undefined)!;
-    const estimate = internals.pathEstimate;
-    internals.pathEstimate = function (this: unknown, x: W, path: C) {
-      const e = estimate.call(this, x, path);
-      return x === w && path === c && e !== undefined ? e * 1.01 : e;
-    };
+    const undo = skewEstimate(w, c, 1.01);
     try {
       internals.checks.add(w.key);
       svc.flush();
       await waitFor(() => w.route !== undefined, 2_000);
     } finally {
-      internals.pathEstimate = estimate;
+      undo();
     }
     expect(svc.stats().searches).toBe(searches + 1);
   });
@@ -359,7 +369,7 @@ describe('InterestService debounce', () => {
     const internals = svc as unknown as { watched: Map<string, W>; searches: Set<string>; checks: Set<string>; urgent: Set<string> };
     const [w, v] = [...internals.watched.values()].filter((x) => x.route && x.cands.length > 1);
     expect(v).toBeDefined();
-    await waitFor(() => internals.urgent.size + internals.searches.size + internals.checks.size === 0, 3_000);
+    await settled();
     const searches = svc.stats().searches;
     // w: queued for a gain seen earlier; v: queued because a pool entered the graph; both checked now
     for (const [x, forGain] of [[w, true], [v, false]] as const) {
@@ -382,7 +392,7 @@ describe('InterestService debounce', () => {
     await pause(300); // earlier work settles
     type W = { key: string; route?: unknown; queuedBy?: number; searchForGain?: boolean };
     const internals = svc as unknown as { watched: Map<string, W>; searches: Set<string>; gainSearches: string[]; checks: Set<string>; urgent: Set<string> };
-    await waitFor(() => internals.urgent.size + internals.searches.size + internals.checks.size === 0, 3_000);
+    await settled();
     const [stale, older, newer] = [...internals.watched.values()].filter((x) => x.route);
     expect(newer).toBeDefined();
     // the order the searches run in, and the change each answers

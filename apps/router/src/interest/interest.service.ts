@@ -150,6 +150,11 @@ interface Watched {
   changedAt?: number;
 }
 
+/** how a candidate's estimate `e` compares with the route's `current` (> 1: the candidate is estimated better) */
+function estimateRatio(mode: SwapMode, e: number, current: number): number {
+  return mode === 'ExactIn' ? e / current : current / e;
+}
+
 export interface InterestStats {
   /** live tuples (the union over all stream instances) */
   tuples: number;
@@ -454,8 +459,10 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
           // the route moved: a candidate may beat it now (a check queued meanwhile runs now too);
           // a candidate that prices better becomes the route, and its quote is the one pushed
           const checkCause = w.checkCause;
-          const switched = w.route !== undefined && (w.cands.length > 1 || checkCause !== undefined) && !(this.searches.has(key) && !w.searchForGain) ? this.checkNow(w, q, Math.min(cause, checkCause ?? cause)) : undefined;
-          if (switched) emit(w, switched, Math.min(cause, checkCause ?? cause), 'check', this.replayCause);
+          const since = Math.min(cause, checkCause ?? cause);
+          const checked = w.route !== undefined && (w.cands.length > 1 || checkCause !== undefined) && !(this.searches.has(key) && !w.searchForGain);
+          const switched = checked ? this.checkNow(w, q, since) : undefined;
+          if (switched) emit(w, switched, since, 'check', this.replayCause);
           else emit(w, q, cause, 'replay', this.replayCause);
         }
       }
@@ -479,8 +486,8 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
         this.checks.delete(key);
         const w = this.watched.get(key);
         if (!w) continue;
-        // a replay is pending: it prices the route on the current pools first, then queues the
-        // check again (the check keeps the earliest change behind it)
+        // a replay is pending: the check runs right after it, on the route priced on the current
+        // pools (checkCause keeps the earliest change behind it)
         if (this.replays.has(key) || this.nextReplays.has(key)) continue;
         const cause = w.checkCause;
         w.checkCause = undefined;
@@ -631,8 +638,8 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
    *     over twice RESEARCH_GAIN (a split wins back at most about half of it);
    *   - when none does, the estimate erred: their ratios are taken as they are now (the same
    *     estimate does not fire again) and a search queued for an earlier gain is withdrawn.
-   * A tuple without a route (or whose route cannot be estimated) is queued for a search when a
-   * candidate path can carry the amount.
+   * A tuple whose route cannot be estimated is queued for a search; one without a route, see
+   * checkWithoutRoute.
    */
   private checkNow(w: Watched, routeQuote: QuotesChanged, cause: number): QuotesChanged | undefined {
     this.checks.delete(w.key);
@@ -642,22 +649,26 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
 
   private check(w: Watched, cause: number | undefined, routeQuote: QuotesChanged | undefined): QuotesChanged | undefined {
     this.counters.checks++;
-    const exactIn = w.mode === 'ExactIn';
     if (!w.route) return this.checkWithoutRoute(w, cause);
+    const exactIn = w.mode === 'ExactIn';
     const last = routeQuote !== undefined && routeQuote.error === undefined ? routeQuote : undefined;
     const current = last ? this.routeEstimate(w, last) : undefined;
     if (current === undefined || !(current > 0)) {
       this.queueGainSearch(w, cause);
       return undefined;
     }
+    // the candidates that gained, and how they compare with the route now
     let gaining: Watched['cands'] | undefined;
+    let ratios: number[] | undefined;
     for (let i = 0; i < w.cands.length; i++) {
       const c = w.cands[i];
       const e = this.pathEstimate(w, c);
       if (e === undefined) continue;
-      // > 1: the candidate is estimated better than the route
-      const ratio = exactIn ? e / current : current / e;
-      if (ratio > Math.max(1, c.ratio) * (1 + RESEARCH_GAIN)) (gaining ??= []).push(c);
+      const ratio = estimateRatio(w.mode, e, current);
+      if (ratio > Math.max(1, c.ratio) * (1 + RESEARCH_GAIN)) {
+        (gaining ??= []).push(c);
+        (ratios ??= []).push(ratio);
+      }
     }
     if (gaining === undefined) {
       this.withdrawGainSearch(w);
@@ -667,20 +678,16 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     const routeAmount = BigInt(exactIn ? last!.amountOut : last!.amountIn);
     const best = this.priceExactly(w, gaining);
     if (best !== undefined && (exactIn ? best.amountOut > routeAmount : best.amountIn < routeAmount)) return this.switchTo(w, best, cause);
-    for (const c of gaining) {
-      const e = this.pathEstimate(w, c);
-      if (e !== undefined) c.ratio = exactIn ? e / current : current / e;
-    }
+    for (let i = 0; i < gaining.length; i++) gaining[i].ratio = ratios![i];
     this.withdrawGainSearch(w);
     return undefined;
   }
 
   /**
-   * A check of a tuple without a route: a candidate path that carries the amount exactly on the
-   * current pools becomes its route (only those whose pools changed since they last failed are
-   * tried). Otherwise only a split could, which a full search finds: it is queued when a
-   * candidate's estimate moved in the tuple's favour by more than RESEARCH_GAIN since the last
-   * search (the baseline in `ratio`: the candidate's estimate then), not on every change.
+   * A check of a tuple without a route: its last search found none, so a full search is queued
+   * only when a candidate's estimate moved in the tuple's favour by more than RESEARCH_GAIN since
+   * then (the baseline in `ratio`: the candidate's estimate at that search; 0: it had none), not
+   * on every change of a candidate pool.
    */
   private checkWithoutRoute(w: Watched, cause: number | undefined): QuotesChanged | undefined {
     const exactIn = w.mode === 'ExactIn';
@@ -857,7 +864,7 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
       const current = this.routeEstimate(w, q);
       for (const c of w.cands) {
         const e = this.pathEstimate(w, c);
-        c.ratio = current === undefined || e === undefined ? 1 : w.mode === 'ExactIn' ? e / current : current / e;
+        c.ratio = current === undefined || e === undefined ? 1 : estimateRatio(w.mode, e, current);
       }
     } else {
       // without a route: each candidate's own estimate now (0: none), what checkWithoutRoute compares with
