@@ -41,8 +41,9 @@ export class AmmV4Pool implements Pool {
   readonly notQuotable: string | null;
 
   private readonly keep: number;
-  private readonly x: number;
-  private readonly y: number;
+  /** float reserves as a swap from coin / from pc sees them (x: in, y: out), built once per pool state */
+  private readonly fromCoin: { x: number; y: number };
+  private readonly fromPc: { x: number; y: number };
 
   constructor(args: AmmV4PoolArgs) {
     const { info } = args;
@@ -72,8 +73,8 @@ export class AmmV4Pool implements Pool {
     this.notQuotable = reason;
     this.coinReserve = coin;
     this.pcReserve = pc;
-    this.x = Number(coin);
-    this.y = Number(pc);
+    this.fromCoin = { x: Number(coin), y: Number(pc) };
+    this.fromPc = { x: this.fromCoin.y, y: this.fromCoin.x };
     this.keep = reason === null ? 1 - Number(info.fees.swapFeeNumerator) / Number(den) : 0;
   }
 
@@ -107,20 +108,20 @@ export class AmmV4Pool implements Pool {
     return { amountIn: r.amountIn, amountOut: r.amountOut, feeAmount: r.fee };
   }
 
+  /** the float reserves in and out of a swap from `inputMint` (no allocation: this runs per path estimate) */
+  private side(inputMint: string): { x: number; y: number } {
+    return this.coinIn(inputMint) ? this.fromCoin : this.fromPc;
+  }
+
   approxOut(inputMint: string, amountIn: number): number {
-    // the float reserves in and out (no pair array: this runs per path estimate)
-    const coinIn = this.coinIn(inputMint);
-    const x = coinIn ? this.x : this.y;
-    const y = coinIn ? this.y : this.x;
+    const { x, y } = this.side(inputMint);
     if (x <= 0 || y <= 0 || !(amountIn > 0)) return 0;
     const net = amountIn * this.keep;
     return (y * net) / (x + net);
   }
 
   approxIn(inputMint: string, amountOut: number): number {
-    const coinIn = this.coinIn(inputMint);
-    const x = coinIn ? this.x : this.y;
-    const y = coinIn ? this.y : this.x;
+    const { x, y } = this.side(inputMint);
     if (x <= 0 || y <= 0) return Infinity;
     if (!(amountOut > 0)) return 0;
     if (amountOut >= y) return Infinity;
@@ -128,16 +129,14 @@ export class AmmV4Pool implements Pool {
   }
 
   spotPrice(inputMint: string): number {
-    const coinIn = this.coinIn(inputMint);
-    const x = coinIn ? this.x : this.y;
-    const y = coinIn ? this.y : this.x;
+    const { x, y } = this.side(inputMint);
     return x <= 0 ? 0 : y / x;
   }
 
   /** the swap reserve of `mint` (vault balance minus pnl owed), smallest units; 0 when not quotable */
   reserve(mint: string): number {
-    if (mint === this.mintA) return this.x;
-    if (mint === this.mintB) return this.y;
+    if (mint === this.mintA) return this.fromCoin.x;
+    if (mint === this.mintB) return this.fromCoin.y;
     throw new Error(`mint ${mint} is not in pool ${this.address}`);
   }
 }
