@@ -11,12 +11,12 @@
  *   Token / Token-2022 SyncNative, CloseAccount, TransferChecked;
  * - the swap instructions of the six liquidity programs, decoded from their data and accounts:
  *   the pool's exact quote (the same integer math as the program) fills them, the bound is
- *   checked (slippage → the program's own error code), the user's token accounts (or lamports
- *   for pump.fun's SOL side) are debited and credited. pump.fun and PumpSwap swaps must carry
- *   the accounts those programs take after their IDL's list since the 2026-04-28 upgrade
- *   (bonding-curve-v2 / pool-v2, a buyback fee recipient their Global / GlobalConfig lists and,
- *   for PumpSwap, its quote token account; a cashback coin's accumulator accounts first), or
- *   they fail with the program's error.
+ *   checked (a failed bound → the error the program raises for that bound, SLIPPAGE_ERRORS),
+ *   the user's token accounts (or lamports for pump.fun's SOL side) are debited and credited.
+ *   pump.fun and PumpSwap swaps must carry the accounts those programs take after their IDL's
+ *   list since the 2026-04-28 upgrade (bonding-curve-v2 / pool-v2, a buyback fee recipient their
+ *   Global / GlobalConfig lists and, for PumpSwap, its quote token account; a cashback coin's
+ *   accumulator accounts first), or they fail with the program's error.
  * The first failing instruction fails the whole transaction; nothing is kept (simulate) unless
  * `commit` is asked (the sim `send`). Pool reserves are not moved by a simulated swap (a route
  * never visits the same pool twice, so one transaction never sees its own pool effects).
@@ -40,13 +40,37 @@ import {
 } from '../../../../libs/solana/src/instructions/programs';
 import { PumpAmmPool } from '../../../../libs/amm/src/programs/pump-amm/pool';
 import { PumpFunCurve } from '../../../../libs/amm/src/programs/pump-fun/pool';
-import { SLIPPAGE_ERROR_CODES, TOKEN_INSUFFICIENT_FUNDS, type LatestBlockhash, type SimulationResult } from './chain-gateway';
+import { TOKEN_INSUFFICIENT_FUNDS, type LatestBlockhash, type SimulationResult } from './chain-gateway';
 
 export const TOKEN_ACCOUNT_RENT = 2_039_280n;
 export const LAMPORTS_PER_SIGNATURE = 5_000n;
 /** blocks a blockhash stays valid (the chain's MAX_PROCESSING_AGE) */
 export const BLOCKHASH_VALIDITY = 150;
 const DEFAULT_CU_LIMIT = 200_000;
+
+/** a program's custom error: its code and its name in the program's IDL */
+type ProgramError = readonly [code: number, name: string];
+
+/**
+ * The custom error each swap program raises when a swap's bound fails, from its IDL: `minOut`
+ * when the output is below the minimum of an exact-input swap, `maxIn` when the input is above
+ * the maximum of an exact-output swap. pump.fun and PumpSwap check a sell's minimum output with
+ * another error than a buy's (`sellMinOut`); their exact-input buys (buy_exact_sol_in,
+ * buy_exact_quote_in) raise `minOut`, their buys `maxIn`. Raydium CPMM and AMM v4 raise one
+ * error for both bounds. Every pair is one of SLIPPAGE_ERROR_CODES, so the rpc gateway reads it
+ * as slippage as well.
+ */
+export const SLIPPAGE_ERRORS: Readonly<Record<string, { minOut: ProgramError; maxIn: ProgramError; sellMinOut?: ProgramError }>> = {
+  [PROGRAM_IDS.orcaWhirlpool]: { minOut: [6036, 'AmountOutBelowMinimum'], maxIn: [6037, 'AmountInAboveMaximum'] },
+  // swap_v2's other_amount_threshold (6021 PriceSlippageCheck is another check)
+  [PROGRAM_IDS.raydiumClmm]: { minOut: [6022, 'TooLittleOutputReceived'], maxIn: [6023, 'TooMuchInputPaid'] },
+  [PROGRAM_IDS.raydiumCpmm]: { minOut: [6005, 'ExceededSlippage'], maxIn: [6005, 'ExceededSlippage'] },
+  [PROGRAM_IDS.raydiumAmmV4]: { minOut: [30, 'ExceededSlippage'], maxIn: [30, 'ExceededSlippage'] },
+  // buy_exact_sol_in's min_tokens_out, buy's max_sol_cost, sell's min_sol_output
+  [PROGRAM_IDS.pumpFun]: { minOut: [6042, 'BuySlippageBelowMinTokensOut'], maxIn: [6002, 'TooMuchSolRequired'], sellMinOut: [6003, 'TooLittleSolReceived'] },
+  // buy_exact_quote_in's min_base_amount_out, buy's max_quote_amount_in, sell's min_quote_amount_out
+  [PROGRAM_IDS.pumpSwapAmm]: { minOut: [6040, 'BuySlippageBelowMinBaseAmountOut'], maxIn: [6004, 'ExceededSlippage'], sellMinOut: [6004, 'ExceededSlippage'] },
+};
 
 /** What the executor reads from the projection. */
 export interface SimAccounts {
@@ -191,7 +215,9 @@ export class SimChain {
       }
       keys = [...keys, ...writable, ...readonly];
       const issuedAt = this.issued.get(msg.recentBlockhash);
-      if (issuedAt === undefined || issuedAt + BLOCKHASH_VALIDITY < currentSlot) throw new Fail('BlockhashNotFound');
+      // a blockhash this chain never issued; one past its lastValidBlockHeight has expired
+      if (issuedAt === undefined) throw new Fail('BlockhashNotFound');
+      if (issuedAt + BLOCKHASH_VALIDITY < currentSlot) throw new Fail('BlockhashExpired');
     } catch (e) {
       return result(e instanceof Fail ? e : new Fail(String((e as Error).message)));
     }
@@ -422,9 +448,11 @@ export class SimChain {
     }
     const slipped = exactIn ? q.amountOut < bound : q.amountIn > bound;
     if (slipped) {
-      const code = SLIPPAGE_ERROR_CODES.find(([prog]) => prog === program)!;
+      const errors = SLIPPAGE_ERRORS[program];
+      const pumpSell = (program === PROGRAM_IDS.pumpFun || program === PROGRAM_IDS.pumpSwapAmm) && is(SWAP_DISCRIMINATORS.pumpSell);
+      const [code, name] = !exactIn ? errors.maxIn : pumpSell && errors.sellMinOut ? errors.sellMinOut : errors.minOut;
       throw new Fail(
-        `custom program error: 0x${code[1].toString(16)} (${code[2]}: ${exactIn ? `out ${q.amountOut} < minimum ${bound}` : `in ${q.amountIn} > maximum ${bound}`})`,
+        `custom program error: 0x${code.toString(16)} (${name}: ${exactIn ? `out ${q.amountOut} < minimum ${bound}` : `in ${q.amountIn} > maximum ${bound}`})`,
         'slippage',
       );
     }

@@ -130,13 +130,13 @@ describe('buildSwap', () => {
     expect(ex.logs.some((l) => l.includes('failed'))).toBe(true);
   });
 
-  it('an expired blockhash fails with BlockhashNotFound', () => {
+  it('an expired blockhash fails with BlockhashExpired', () => {
     const route = routeWithHops(1);
     const wallet = Keypair.generate().publicKey.toBase58();
     const chain = new SimChain();
     chain.fund(projection, wallet, null, 10n ** 9n);
     const tx = compile(chain, wallet, build(route, wallet).instructions);
-    expect(chain.execute(projection, tx, projection.slot + 151).error).toBe('BlockhashNotFound');
+    expect(chain.execute(projection, tx, projection.slot + 151).error).toBe('BlockhashExpired');
   });
 
   it('aggregator fee: taken from the output (ExactIn), paid to the fee wallet, amountOut net of it', () => {
