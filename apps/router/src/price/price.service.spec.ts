@@ -18,9 +18,12 @@ class FakeProjectionService {
     this.listeners.push(l);
   }
 
-  /** apply one batch as ProjectionService does, then notify */
-  applyBatch(updates: PoolUpdate[], appendedAtMs = 0): void {
-    const records: ProjectionRecord[] = updates.map((u) => ({ partition: 0, offset: String(this.offset++), value: encodePoolUpdate(u) }));
+  /** apply one batch as ProjectionService does, then notify (`stamp`: each record's append time, by offset) */
+  applyBatch(updates: PoolUpdate[], appendedAtMs = 0, stamp?: (offset: number) => number): void {
+    const records: ProjectionRecord[] = updates.map((u) => {
+      const offset = this.offset++;
+      return { partition: 0, offset: String(offset), value: encodePoolUpdate(u), timestamp: stamp?.(offset) };
+    });
     this.projection.applyBatch(records);
     if (this.listeners.length > 0) {
       const changedAt = new Map<string, number>();
@@ -135,6 +138,35 @@ describe('PriceService', () => {
     expect(sol.updatedAt).toBeLessThanOrEqual(1_767_225_008);
   });
 
+  it('stamps each pool with the append time of the last record that changed it: the same prices and times however the log is batched', () => {
+    const { market, fake, service, clock } = setup();
+    const updates = [...market.genesis()];
+    for (let i = 0; i < 12; i++) updates.push(...market.step());
+    const stamp = (offset: number): number => 1_767_225_000_000 + offset * 37;
+    service.attach();
+    clock.set(9_999_999_999_000);
+    // slot by slot, as a live router applies them
+    let from = 0;
+    while (from < updates.length) {
+      let to = from + 1;
+      while (to < updates.length && updates[to].slot === updates[from].slot) to++;
+      fake.applyBatch(updates.slice(from, to), stamp(to - 1), stamp);
+      from = to;
+    }
+    // a replay: batches of 500 records that cut across slots
+    const replay = setup();
+    replay.service.attach();
+    replay.clock.set(1_000);
+    for (let i = 0; i < updates.length; i += 500) replay.fake.applyBatch(updates.slice(i, i + 500), stamp(Math.min(i + 500, updates.length) - 1), stamp);
+    const mints = [MINTS.SOL, ...market.tokens.map((t) => t.mint)];
+    const live = mints.map((m) => service.price(m));
+    expect(mints.map((m) => replay.service.price(m))).toEqual(live);
+    // and the times are records' times, not a batch's newest for every pool
+    const times = new Set(live.filter((r) => r.price > 0).map((r) => r.updatedAt));
+    expect(times.size).toBeGreaterThan(1);
+    for (const t of times) expect(t).toBeLessThanOrEqual(Math.floor(stamp(updates.length - 1) / 1000));
+  });
+
   it('prices tokens whose mint accounts arrive after their pools (decimals pending → known)', () => {
     const { market, fake, service } = setup();
     service.attach();
@@ -154,7 +186,7 @@ describe('PriceService', () => {
     const pools = new Map<string, Pool>([['p1', cp('p1', JUP, MINTS.USDC, 1_000e6, 250e6, 9)], ['p2', cp('p2', MINTS.SOL, MINTS.USDC, 1e9, 150e6, 10)]]);
     let listener: PoolsChangedListener | null = null;
     const fake = {
-      projection: { markets: () => [], pool: (a: string) => pools.get(a), decimals: (m: string) => decimals.get(m) },
+      projection: { markets: () => [], pool: (a: string) => pools.get(a), decimals: (m: string) => decimals.get(m), lastChangeAt: () => NaN },
       onPoolsChanged: (l: PoolsChangedListener) => (listener = l),
     };
     const service = new PriceService(fake as unknown as ProjectionService, loadConfig({}), () => 5_000);

@@ -21,10 +21,10 @@ export type MillisClock = () => number;
  *
  * Time: the Projection and the PriceOracle never read a clock (a record's `price` and `slot` are
  * functions of the log prefix and the configuration). `updatedAt` is the Unix second at which
- * the pool update the price came from was appended to the log (the newest append time of the
- * applied batch, which ProjectionService passes along): it is part of the log, so a replay
- * stamps the same times. Only pools already projected when the service attaches (at start, the
- * first records may be applied before it does) are stamped with the wall clock of the attach.
+ * the last record that changed the pool the price came from was appended to the log
+ * (Projection.lastChangeAt): it is part of the log, whatever the batches it is applied in, so a
+ * replay stamps the same times. Only records that carry no append time fall back to the newest
+ * append time of the applied batch, or the wall clock when that is unknown too.
  */
 @Injectable()
 export class PriceService implements OnModuleInit {
@@ -61,7 +61,7 @@ export class PriceService implements OnModuleInit {
   /** Feed the oracle the current state of these pools (called once per applied batch). */
   apply(changed: Iterable<string>, appendedAtMs?: number): void {
     const projection = this.projections.projection;
-    const updatedAt = Math.floor((appendedAtMs && appendedAtMs > 0 ? appendedAtMs : this.clock()) / 1000);
+    const batchAt = appendedAtMs && appendedAtMs > 0 ? appendedAtMs : this.clock();
     const oracle = this.oracle;
     oracle.batch(() => {
       for (const address of changed) {
@@ -72,7 +72,8 @@ export class PriceService implements OnModuleInit {
         }
         oracle.setDecimals(pool.mintA, projection.decimals(pool.mintA));
         oracle.setDecimals(pool.mintB, projection.decimals(pool.mintB));
-        oracle.poolChanged({ pool, updatedAt });
+        const at = projection.lastChangeAt(address);
+        oracle.poolChanged({ pool, updatedAt: Math.floor((at > 0 ? at : batchAt) / 1000) });
       }
       // mint accounts may arrive after their pools and do not always re-materialise them
       const pending = oracle.pendingDecimals();

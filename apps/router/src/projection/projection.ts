@@ -165,6 +165,8 @@ class AccountSlot {
   dirty = false;
   /** while dirty: the append time of the record that made it so (NaN: unknown) */
   dirtyAt = NaN;
+  /** the append time of the last record that changed it or an account it depends on (NaN: unknown) */
+  lastChangeAt = NaN;
 
   constructor(readonly address: string) {}
 
@@ -334,6 +336,7 @@ export class Projection implements TokenGraph {
   }
 
   private markDirty(slot: AccountSlot): void {
+    slot.lastChangeAt = this.applying;
     if (!slot.dirty) {
       slot.dirty = true;
       slot.dirtyAt = this.applying;
@@ -439,6 +442,15 @@ export class Projection implements TokenGraph {
     this.changed = new Map();
     if (times) for (const [address, at] of changed) times.set(address, at);
     return new Set(changed.keys());
+  }
+
+  /**
+   * The append time (ProjectionRecord.timestamp) of the last record applied that changed the pool
+   * at `address` or an account it depends on; NaN when records carry none or the pool is unknown.
+   * A function of the log prefix, whatever the batches it was applied in.
+   */
+  lastChangeAt(address: string): number {
+    return this.slots.get(address)?.lastChangeAt ?? NaN;
   }
 
   /** the pool being built: its account and dependencies are read from its slots, not the map */
