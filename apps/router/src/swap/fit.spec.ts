@@ -3,7 +3,7 @@
  * of a simulated market of all six programs WITHOUT lookup tables, where many best routes need
  * more than 1232 bytes.
  */
-import { Keypair, PublicKey, TransactionMessage, VersionedTransaction } from '@solana/web3.js';
+import { AddressLookupTableAccount, Keypair, PublicKey, TransactionInstruction, TransactionMessage, VersionedTransaction } from '@solana/web3.js';
 import { SimMarket } from '../../../ingestor/src/sim/market';
 import { Projection } from '../projection/projection';
 import { encodePoolUpdate } from '../../../../libs/contracts/src/pool-update';
@@ -13,9 +13,10 @@ import { PROGRAM_IDS } from '../../../../libs/solana/src/programs';
 import type { ChainGateway, SimulationResult } from '../chain/chain-gateway';
 import type { ProjectionService } from '../projection/projection.service';
 import { ApiError } from '../http/api-error';
+import { buildQuoteResponse } from '../quote/quote-response';
 import { buildSwap, type BuiltSwap } from './swap-builder';
 import { fitLadder, fitRoute, NoFittingRouteError, type RouteShape } from './fit';
-import { compileTransaction, LookupTableIndex, PACKET_DATA_SIZE, TransactionTooLargeError, transactionSize } from './transaction';
+import { compileTransaction, LookupTableIndex, PACKET_DATA_SIZE, TooManyAccountsError, TransactionTooLargeError, transactionSize } from './transaction';
 import { MAX_COMPUTE_UNITS, SwapService, unitLimitFromSimulation } from './swap.service';
 
 const market = new SimMarket({ seed: 8, pools: 150, tokens: 30, swapsPerSlot: 4, programs: 'all' });
@@ -41,6 +42,30 @@ function oversized(limit: number): Array<{ inputMint: string; outputMint: string
       } catch (e) {
         if (e instanceof TransactionTooLargeError) out.push({ inputMint: a.mint, outputMint: b.mint, amount });
       }
+    }
+  }
+  return out;
+}
+
+/** distinct accounts of a message of these instructions: payer, program ids, instruction accounts */
+function distinctAccounts(ixs: readonly TransactionInstruction[]): number {
+  return new Set([wallet, ...ixs.flatMap((ix) => [ix.programId.toBase58(), ...ix.keys.map((k) => k.pubkey.toBase58())])]).size;
+}
+
+/** requests (large amounts) whose best route references more than 256 distinct accounts */
+function overAccountLimit(limit: number): Array<{ inputMint: string; outputMint: string; amount: bigint }> {
+  const out: Array<{ inputMint: string; outputMint: string; amount: bigint }> = [];
+  for (const a of market.tokens) {
+    for (const b of market.tokens) {
+      if (a === b || out.length >= limit) continue;
+      const amount = BigInt(Math.floor((1_000_000 / a.priceUsd) * 10 ** a.decimals));
+      let route: Route;
+      try {
+        route = findBestRoute(projection, { inputMint: a.mint, outputMint: b.mint, amount, mode: 'ExactIn', maxHops: 5 });
+      } catch {
+        continue;
+      }
+      if (distinctAccounts(build(route).instructions) > 256) out.push({ inputMint: a.mint, outputMint: b.mint, amount });
     }
   }
   return out;
@@ -95,6 +120,41 @@ describe('fitRoute', () => {
     expect(fits).toBeGreaterThanOrEqual(4);
   });
 
+  it('a best route over 256 accounts (no message can index them) gives way to the best smaller shape that fits, as one over 1232 bytes does', () => {
+    const wide = overAccountLimit(6);
+    expect(wide.length).toBeGreaterThanOrEqual(3);
+    let fits = 0;
+    for (const req of wide) {
+      const search = (shape: RouteShape | null): Route =>
+        findBestRoute(projection, { ...req, mode: 'ExactIn', maxHops: shape?.maxHops ?? 5 }, shape?.options ?? {});
+      const best = build(search(null));
+      const accounts = distinctAccounts(best.instructions);
+      // web3.js itself cannot compile it: a plain Error (without lookup tables, its static-key
+      // check; with them, its account index overflow)
+      expect(() => new TransactionMessage({ payerKey: new PublicKey(wallet), recentBlockhash: BLOCKHASH, instructions: best.instructions }).compileToV0Message([])).toThrow(
+        'Max static account keys length exceeded',
+      );
+      // the measure says what it is: too large, by its account count
+      expect(() => size(best)).toThrow(new TooManyAccountsError(accounts));
+      expect(() => size(best)).toThrow(TransactionTooLargeError);
+      let fitted;
+      try {
+        fitted = fitRoute(search, build, size, fitLadder(5));
+      } catch (e) {
+        expect(e).toBeInstanceOf(NoFittingRouteError);
+        expect((e as Error).message).toMatch(new RegExp(`^transaction too large: ${accounts} accounts exceed the 256-account limit; no smaller route fits \\(\\d+ other routes tried\\)$`));
+        expect((e as NoFittingRouteError).best).toEqual(best);
+        continue;
+      }
+      fits++;
+      expect(fitted.shape).not.toBeNull();
+      expect(fitted.size).toBeLessThanOrEqual(PACKET_DATA_SIZE);
+      expect(distinctAccounts(fitted.built.instructions)).toBeLessThanOrEqual(256);
+      expect(VersionedTransaction.deserialize(compileTransaction(wallet, fitted.built.instructions, BLOCKHASH, []).bytes).message.header.numRequiredSignatures).toBe(1);
+    }
+    expect(fits).toBeGreaterThanOrEqual(1);
+  });
+
   it('a route that fits is kept as it is', () => {
     const a = market.tokens[0];
     const b = market.tokens[1];
@@ -127,6 +187,44 @@ describe('fitRoute', () => {
     expect((error as NoFittingRouteError).best).toEqual(build(search(null)));
     expect((error as Error).message).toMatch(/^transaction too large: 1500 bytes exceeds the 1232-byte limit; no smaller route fits \(\d+ other routes tried\)$/);
     expect(rungs).toBe(fitLadder(5).length);
+  });
+});
+
+describe('compileTransaction: the 256-account limit', () => {
+  const program = Keypair.generate().publicKey;
+  const keys = Array.from({ length: 260 }, () => Keypair.generate().publicKey);
+  /** one instruction of `program` over the first n keys (read-only, not signing): n + 2 accounts with the payer */
+  const over = (n: number): TransactionInstruction[] => [new TransactionInstruction({ programId: program, keys: keys.slice(0, n).map((pubkey) => ({ pubkey, isSigner: false, isWritable: false })), data: Buffer.alloc(0) })];
+  const table = new AddressLookupTableAccount({ key: Keypair.generate().publicKey, state: { deactivationSlot: 2n ** 64n - 1n, lastExtendedSlot: 0, lastExtendedSlotStartIndex: 0, addresses: keys.slice(0, 255) } });
+
+  it('exactly 256 distinct accounts compile (a lookup table keeps them within 1232 bytes)', () => {
+    const { bytes } = compileTransaction(wallet, over(254), BLOCKHASH, [table]);
+    expect(bytes.length).toBeLessThanOrEqual(PACKET_DATA_SIZE);
+    const m = VersionedTransaction.deserialize(bytes).message;
+    expect(m.staticAccountKeys.length + m.addressTableLookups.reduce((n, l) => n + l.writableIndexes.length + l.readonlyIndexes.length, 0)).toBe(256);
+  });
+
+  it('257 distinct accounts: TooManyAccountsError, a TransactionTooLargeError (web3.js would throw a plain Error)', () => {
+    expect(() => new TransactionMessage({ payerKey: new PublicKey(wallet), recentBlockhash: BLOCKHASH, instructions: over(255) }).compileToV0Message([table])).toThrow('Account index overflow encountered during compilation');
+    let error: unknown;
+    try {
+      compileTransaction(wallet, over(255), BLOCKHASH, [table]);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(TooManyAccountsError);
+    expect(error).toBeInstanceOf(TransactionTooLargeError);
+    expect((error as TooManyAccountsError).accounts).toBe(257);
+    expect((error as Error).message).toBe('transaction too large: 257 accounts exceed the 256-account limit');
+    // a key listed twice, or the payer and program among the keys, count once
+    const repeated = [...over(254), new TransactionInstruction({ programId: program, keys: [keys[0], new PublicKey(wallet), program].map((pubkey) => ({ pubkey, isSigner: false, isWritable: true })), data: Buffer.alloc(0) })];
+    expect(compileTransaction(wallet, repeated, BLOCKHASH, [table]).bytes.length).toBeLessThanOrEqual(PACKET_DATA_SIZE);
+  });
+
+  it('256 accounts without lookup tables: too large by its bytes, measured exactly', () => {
+    const size = transactionSize(new TransactionMessage({ payerKey: new PublicKey(wallet), recentBlockhash: BLOCKHASH, instructions: over(254) }).compileToV0Message([]));
+    expect(size).toBeGreaterThan(PACKET_DATA_SIZE);
+    expect(() => compileTransaction(wallet, over(254), BLOCKHASH, [])).toThrow(new TransactionTooLargeError(size));
   });
 });
 
@@ -172,6 +270,74 @@ describe('SwapService: byte budget and unit limit', () => {
       expect(i.pools).toEqual(s.pools);
     }
     expect(served).toBeGreaterThanOrEqual(4);
+  });
+
+  it('/swap and /instructions answer a best route over 256 accounts with the best route that fits, as an oversized one (not a 500)', async () => {
+    const { svc } = service(() => ok(100_000));
+    let served = 0;
+    for (const req of overAccountLimit(6)) {
+      const p = { userWallet: wallet, ...req, swapMode: 'ExactIn' as const, slippageBps: 50 };
+      let s;
+      try {
+        s = await svc.swap({ ...p, skipSimulation: true });
+      } catch (e) {
+        // nothing fits: the documented error, and /instructions gives the best route's
+        expect((e as ApiError).error).toBe('failed to build transaction');
+        expect(svc.instructions(p).amountOut).toBe(findBestRoute(projection, { ...req, mode: 'ExactIn', maxHops: 5 }).amountOut.toString());
+        continue;
+      }
+      served++;
+      const tx = VersionedTransaction.deserialize(Buffer.from(s.transaction, 'base64'));
+      expect(tx.message.staticAccountKeys.length + tx.message.addressTableLookups.reduce((n, l) => n + l.writableIndexes.length + l.readonlyIndexes.length, 0)).toBeLessThanOrEqual(256);
+      const i = svc.instructions(p);
+      expect(i.amountOut).toBe(s.amountOut);
+      expect(i.pools).toEqual(s.pools);
+    }
+    expect(served).toBeGreaterThanOrEqual(1);
+  });
+
+  it('splitPercents has one entry per pool of `pools`, in its order: 100 for each pool of a single path, the quote\'s percents for a split', async () => {
+    const { svc } = service(() => ok(100_000));
+    let single = 0;
+    let split = 0;
+    for (const a of market.tokens) {
+      for (const b of market.tokens) {
+        if (a === b || (single >= 3 && split >= 3)) continue;
+        for (const usd of [10, 10_000]) {
+          const amount = BigInt(Math.floor((usd / a.priceUsd) * 10 ** a.decimals));
+          let route: Route;
+          try {
+            route = findBestRoute(projection, { inputMint: a.mint, outputMint: b.mint, amount, mode: 'ExactIn', maxHops: 5 });
+          } catch {
+            continue;
+          }
+          const wanted = build(route).isSplitRoute ? split < 3 : single < 3 && route.hops.length >= 2;
+          if (!wanted) continue;
+          let s;
+          try {
+            s = await svc.swap({ userWallet: wallet, inputMint: a.mint, outputMint: b.mint, amount, swapMode: 'ExactIn', slippageBps: 50, skipSimulation: true });
+          } catch {
+            continue;
+          }
+          expect(s.splitPercents.length).toBe(s.pools.length);
+          if (!s.isSplitRoute) {
+            if (s.pools.length < 2) continue;
+            expect(s.splitPercents).toEqual(s.pools.map(() => 100));
+            single++;
+          } else {
+            // the served route's hops, as the quote lists them: pool i carries percent i
+            const served = findBestRoute(projection, { inputMint: a.mint, outputMint: b.mint, amount, mode: 'ExactIn', maxHops: 5 });
+            if (served.hops.map((h) => h.pool.address).join() !== s.pools.join()) continue;
+            const q = buildQuoteResponse(served, { slippageBps: 50, contextSlot: 0, logPosition: {} });
+            expect(s.splitPercents).toEqual(q.routes.map((r) => r.percent));
+            expect(s.pools).toEqual(q.routes.map((r) => r.poolAddress));
+            split++;
+          }
+        }
+      }
+    }
+    expect(single).toBeGreaterThanOrEqual(3);
+    expect(split).toBeGreaterThanOrEqual(1);
   });
 
   it('the unit limit is the simulated consumption plus 10%; a simulation out of units runs again with the most a transaction may use', async () => {

@@ -1,14 +1,14 @@
 /**
  * The byte budget of a transaction: the best route may need more accounts and instructions than
- * 1232 bytes hold (a wide split, a long path whose accounts no lookup table covers). Then the
- * route is searched again under tighter shapes, loosest first, and the first whose transaction
- * fits is taken: fewer split branches, then a single path, then shorter single paths. A looser
- * shape can only give as much or more (it allows every route of the tighter one), so the first
- * fit is the best the ladder offers. Pure: the caller supplies the search, the build and the
- * measure.
+ * 1232 bytes hold (a wide split, a long path whose accounts no lookup table covers), or more
+ * than the 256 accounts a message can index at all. Then the route is searched again under
+ * tighter shapes, loosest first, and the first whose transaction fits is taken: fewer split
+ * branches, then a single path, then shorter single paths. A looser shape can only give as much
+ * or more (it allows every route of the tighter one), so the first fit is the best the ladder
+ * offers. Pure: the caller supplies the search, the build and the measure.
  */
 import type { Route, RouteSearchOptions } from '../../../../libs/amm/src/routing/route-search';
-import { PACKET_DATA_SIZE, TransactionTooLargeError } from './transaction';
+import { TransactionTooLargeError } from './transaction';
 
 /** one rung: search options and, for single paths, the hop limit */
 export interface RouteShape {
@@ -40,9 +40,10 @@ export interface Fitted<B> {
 /**
  * The best route (`search(null)`), or, when its transaction is too large, the first shape of
  * the ladder whose route's transaction fits. `measure` returns the serialized size or throws
- * TransactionTooLargeError. A rung whose search fails (no route of that shape) is skipped; the
- * unconstrained search's errors go to the caller. Throws NoFittingRouteError (carrying the best
- * route's build) when nothing fits.
+ * TransactionTooLargeError (TooManyAccountsError included: a route over 256 accounts cannot be
+ * served any more than one over 1232 bytes). A rung whose search fails (no route of that shape)
+ * is skipped; the unconstrained search's errors go to the caller. Throws NoFittingRouteError
+ * (carrying the best route's build) when nothing fits.
  */
 export function fitRoute<B>(
   search: (shape: RouteShape | null) => Route,
@@ -77,18 +78,23 @@ export function fitRoute<B>(
       if (!(e instanceof TransactionTooLargeError)) throw e;
     }
   }
-  throw new NoFittingRouteError(first.size, tried.size, built);
+  throw new NoFittingRouteError(first, tried.size, built);
 }
 
-/** No route of any shape makes a transaction of at most 1232 bytes. */
+/** No route of any shape makes a transaction of at most 1232 bytes (and 256 accounts). */
 export class NoFittingRouteError<B = unknown> extends Error {
+  /** the best route's serialized size, bytes (Infinity when it has more than 256 accounts) */
+  readonly bestSize: number;
+
   constructor(
-    readonly bestSize: number,
+    /** why the best route's transaction does not fit */
+    readonly reason: TransactionTooLargeError,
     readonly routesTried: number,
     /** what `build` made of the best route (a composer may bring its own lookup tables) */
     readonly best: B,
   ) {
-    super(`transaction too large: ${bestSize} bytes exceeds the ${PACKET_DATA_SIZE}-byte limit; no smaller route fits (${routesTried - 1} other routes tried)`);
+    super(`transaction too large: ${reason.excess}; no smaller route fits (${routesTried - 1} other routes tried)`);
+    this.bestSize = reason.size;
     this.name = 'NoFittingRouteError';
   }
 }

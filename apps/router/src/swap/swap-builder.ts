@@ -117,7 +117,7 @@ export interface BuiltSwap {
   /** pools in instruction order */
   pools: string[];
   isSplitRoute: boolean;
-  /** filled by the caller from the quote's per-pool percents */
+  /** one per pool of `pools`, in its order: filled by the caller (the quote's per-pool percents; 100 each on a single path) */
   splitPercents: number[];
   computeUnitsEstimate: number;
   instructions: TransactionInstruction[];

@@ -50,7 +50,7 @@ export class SwapService {
    * Route and build, within the byte budget: the best route whose transaction (with the lookup
    * tables that cover it) fits 1232 bytes (see fit.ts), compiled with `blockhash`. Route errors
    * as for quote; `missing pool data` / `<buildError>` (500) otherwise; a NoFittingRouteError
-   * when no route fits.
+   * when no route fits (in 1232 bytes and 256 accounts).
    */
   private build(p: SwapParams, buildError: string, blockhash: string): { built: BuiltSwap; compiled: CompiledTransaction } {
     if (p.inputMint === p.outputMint) throw new ApiError(HttpStatus.BAD_REQUEST, SAME_MINT_ERROR);
@@ -95,11 +95,13 @@ export class SwapService {
       { route, userWallet: p.userWallet, slippageBps: p.slippageBps, fee: this.fee, computeUnitPriceMicroLamports: BigInt(this.config.computeUnitPriceMicroLamports) },
       projection,
     );
-    // the token path, hop count and per-pool percents exactly as the quote reports them
+    // the token path, hop count and per-pool percents exactly as the quote reports them:
+    // splitPercents has one entry per pool of `pools` (the route's hops, as the quote's routes),
+    // in the same order; every pool of a single path carries the whole amount
     const q = buildQuoteResponse(route, { slippageBps: p.slippageBps, contextSlot: projection.slot, logPosition: {} });
     built.routePath = q.routePath;
     built.hopCount = q.hopCount;
-    built.splitPercents = built.isSplitRoute ? q.routes.map((r) => r.percent) : [100];
+    built.splitPercents = built.isSplitRoute ? q.routes.map((r) => r.percent) : built.pools.map(() => 100);
     return built;
   }
 

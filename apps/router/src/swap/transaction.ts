@@ -9,12 +9,47 @@ import { PROGRAM_IDS } from '../../../../libs/solana/src/programs';
 
 export const PACKET_DATA_SIZE = 1232;
 
+/** a message's account keys (static and from lookup tables) are indexed by one byte */
+export const MAX_TRANSACTION_ACCOUNTS = 256;
+
 /** The route's transaction does not fit in 1232 bytes even with the lookup tables. */
 export class TransactionTooLargeError extends Error {
-  constructor(readonly size: number) {
-    super(`transaction too large: ${size} bytes exceeds the ${PACKET_DATA_SIZE}-byte limit`);
+  /**
+   * @param size serialized size in bytes (Infinity when no message can be compiled at all)
+   * @param excess what exceeds which limit, for the message
+   */
+  constructor(
+    readonly size: number,
+    readonly excess = `${size} bytes exceeds the ${PACKET_DATA_SIZE}-byte limit`,
+  ) {
+    super(`transaction too large: ${excess}`);
     this.name = 'TransactionTooLargeError';
   }
+}
+
+/**
+ * The route's instructions reference more than 256 distinct accounts (fee payer and program ids
+ * included): a message indexes its accounts by one byte, so no transaction can hold them, lookup
+ * tables or not. A TransactionTooLargeError (the byte budget then tries smaller routes alike).
+ */
+export class TooManyAccountsError extends TransactionTooLargeError {
+  constructor(readonly accounts: number) {
+    super(Infinity, `${accounts} accounts exceed the ${MAX_TRANSACTION_ACCOUNTS}-account limit`);
+    this.name = 'TooManyAccountsError';
+  }
+}
+
+/**
+ * The distinct accounts a message of these instructions references: the payer, every program id
+ * and every instruction account (what a v0 message lists, statically or through lookup tables).
+ */
+export function accountCount(payer: string, instructions: readonly TransactionInstruction[]): number {
+  const keys = new Set<string>([payer]);
+  for (const ix of instructions) {
+    keys.add(ix.programId.toBase58());
+    for (const k of ix.keys) keys.add(k.pubkey.toBase58());
+  }
+  return keys.size;
 }
 
 export interface LookupTableSource {
@@ -134,13 +169,19 @@ export function transactionSize(message: MessageV0): number {
   return n;
 }
 
-/** Compile a v0 message (payer = wallet) and serialize it unsigned; throws TransactionTooLargeError past 1232 bytes. */
+/**
+ * Compile a v0 message (payer = wallet) and serialize it unsigned; throws TransactionTooLargeError
+ * past 1232 bytes, TooManyAccountsError (one) past 256 distinct accounts.
+ */
 export function compileTransaction(
   wallet: string,
   instructions: TransactionInstruction[],
   recentBlockhash: string,
   lookupTables: AddressLookupTableAccount[],
 ): CompiledTransaction {
+  // web3.js cannot compile such a message and throws a plain Error: say what it is first
+  const accounts = accountCount(wallet, instructions);
+  if (accounts > MAX_TRANSACTION_ACCOUNTS) throw new TooManyAccountsError(accounts);
   const message = new TransactionMessage({ payerKey: new PublicKey(wallet), recentBlockhash, instructions }).compileToV0Message(lookupTables);
   const transaction = new VersionedTransaction(message);
   // web3.js serializes into a packet-sized buffer and throws past it: measure first

@@ -1,0 +1,101 @@
+/**
+ * The 256-account limit over HTTP: a market of all six programs with its lookup tables, the
+ * RouterModule on an ephemeral port (CHAIN_GATEWAY=sim). Requests whose best route references
+ * more than 256 distinct accounts (a wide split at a large amount: no v0 message can index them)
+ * are served like oversized ones: /swap and /instructions answer 200 with the best route whose
+ * transaction fits, never a 500 `failed to build transaction` / `failed to build instructions`.
+ */
+import 'reflect-metadata';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { INestApplication } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { Keypair, VersionedTransaction } from '@solana/web3.js';
+import { SimMarket } from '../apps/ingestor/src/sim/market';
+import { configureHttpApp } from '../apps/router/src/http-app';
+import { ProjectionService } from '../apps/router/src/projection/projection.service';
+import { RouterModule } from '../apps/router/src/router.module';
+import { buildSwap } from '../apps/router/src/swap/swap-builder';
+import { findBestRoute } from '../libs/amm/src/routing/route-search';
+import { loadConfig } from '../libs/config/src/config';
+import { NO_RATE_LIMIT } from './support/config';
+import { APP_CONFIG } from '../libs/config/src/config.module';
+import { encodePoolUpdate } from '../libs/contracts/src/pool-update';
+import { TOPICS } from '../libs/contracts/src/topics';
+import { EmbeddedLog } from '../libs/log/src/embedded/embedded-log';
+
+describe('swap e2e: routes over 256 accounts', () => {
+  let dir: string;
+  let log: EmbeddedLog;
+  let app: INestApplication;
+  let base: string;
+  let projections: ProjectionService;
+  const market = new SimMarket({ seed: 8, pools: 150, tokens: 30, swapsPerSlot: 4, programs: 'all', lookupTables: true });
+  const wallet = Keypair.generate().publicKey.toBase58();
+
+  async function post(p: string, body: unknown): Promise<{ status: number; body: any }> {
+    const res = await fetch(base + p, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    return { status: res.status, body: await res.json() };
+  }
+
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'swap-accounts-e2e-'));
+    log = new EmbeddedLog({ dataDir: dir });
+    await log.ensureTopic(TOPICS.poolUpdates);
+    await log.append(TOPICS.poolUpdates, market.genesis().map((u) => ({ key: u.address, value: encodePoolUpdate(u) })));
+    const config = { ...loadConfig({ DATA_DIR: dir, PORT: '0', ...NO_RATE_LIMIT }), port: 0 };
+    const moduleRef = await Test.createTestingModule({ imports: [RouterModule] }).overrideProvider(APP_CONFIG).useValue(config).compile();
+    app = moduleRef.createNestApplication({ logger: ['error'] });
+    configureHttpApp(app);
+    await app.listen(0, '127.0.0.1');
+    base = `http://127.0.0.1:${app.getHttpServer().address().port}`;
+    projections = app.get(ProjectionService);
+    await projections.whenReady();
+  });
+
+  afterAll(async () => {
+    await app?.close();
+    await log?.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** requests whose best route's instructions reference more than 256 distinct accounts */
+  function overAccountLimit(limit: number): Array<{ inputMint: string; outputMint: string; amount: string }> {
+    const projection = projections.projection;
+    const out: Array<{ inputMint: string; outputMint: string; amount: string }> = [];
+    for (const a of market.tokens) {
+      for (const b of market.tokens) {
+        if (a === b || out.length >= limit) continue;
+        const amount = BigInt(Math.floor((1_000_000 / a.priceUsd) * 10 ** a.decimals));
+        try {
+          const route = findBestRoute(projection, { inputMint: a.mint, outputMint: b.mint, amount, mode: 'ExactIn', maxHops: 5 });
+          const ixs = buildSwap({ route, userWallet: wallet, slippageBps: 50, fee: null, computeUnitPriceMicroLamports: 0n }, projection).instructions;
+          const accounts = new Set([wallet, ...ixs.flatMap((ix) => [ix.programId.toBase58(), ...ix.keys.map((k) => k.pubkey.toBase58())])]);
+          if (accounts.size > 256) out.push({ inputMint: a.mint, outputMint: b.mint, amount: amount.toString() });
+        } catch {
+          continue;
+        }
+      }
+    }
+    return out;
+  }
+
+  it('/swap and /instructions serve the best route that fits (200), the same one', async () => {
+    const cases = overAccountLimit(3);
+    expect(cases.length).toBeGreaterThanOrEqual(1);
+    for (const req of cases) {
+      const body = { userWallet: wallet, ...req, swapMode: 'ExactIn' };
+      const s = await post('/api/v1/swap', { ...body, skipSimulation: true });
+      expect(s.status).toBe(200);
+      const tx = VersionedTransaction.deserialize(Buffer.from(s.body.data.transaction, 'base64'));
+      const lookedUp = tx.message.addressTableLookups.reduce((n, l) => n + l.writableIndexes.length + l.readonlyIndexes.length, 0);
+      expect(tx.message.staticAccountKeys.length + lookedUp).toBeLessThanOrEqual(256);
+      expect(s.body.data.splitPercents.length).toBe(s.body.data.pools.length);
+      const i = await post('/api/v1/instructions', body);
+      expect(i.status).toBe(200);
+      expect(i.body.data.amountOut).toBe(s.body.data.amountOut);
+      expect(i.body.data.pools).toEqual(s.body.data.pools);
+    }
+  });
+});
