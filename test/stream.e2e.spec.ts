@@ -2,15 +2,16 @@
  * WS /api/v1/stream end to end with real `ws` clients, all in one app on one EmbeddedLog (the
  * router and the stream app modules, REST and WebSocket on one port): subscribe → first quote
  * and ack; a pool update appended to the log → recompute (debounced) → quotes-changed → push;
- * an identical re-quote → nothing; unsubscribe; acks and counts; the 256 limit; malformed
- * frames; two clients sharing a tuple computed once by the router.
+ * an identical re-quote → nothing; unsubscribe; acks and counts; the 256 limit; malformed,
+ * non-object, binary and oversized frames (256 KiB counted in bytes; over maxPayload: 1009);
+ * two clients sharing a tuple computed once by the router.
  */
 import 'reflect-metadata';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { INestApplication } from '@nestjs/common';
-import { Module } from '@nestjs/common';
+import { Logger, Module } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import WebSocket from 'ws';
 import { SimMarket } from '../apps/ingestor/src/sim/market';
@@ -19,8 +20,10 @@ import { InterestService } from '../apps/router/src/interest/interest.service';
 import { ProjectionService } from '../apps/router/src/projection/projection.service';
 import { RouterModule } from '../apps/router/src/router.module';
 import { StreamModule } from '../apps/stream/src/stream.module';
+import { MAX_FRAME_BYTES, MAX_PAYLOAD_BYTES } from '../apps/stream/src/protocol';
 import { useStreamWsAdapter } from '../apps/stream/src/ws-adapter';
 import { loadConfig } from '../libs/config/src/config';
+import { NO_RATE_LIMIT } from './support/config';
 import { APP_CONFIG } from '../libs/config/src/config.module';
 import { decodePoolUpdate, encodePoolUpdate, type PoolUpdate } from '../libs/contracts/src/pool-update';
 import { decodeQuotesChanged, tupleKey } from '../libs/contracts/src/stream';
@@ -134,7 +137,7 @@ describe('stream e2e (all in one, embedded log)', () => {
     await log.ensureTopic(TOPICS.poolUpdates);
     genesis = market.genesis();
     await append(genesis);
-    const config = { ...loadConfig({ DATA_DIR: dir, PORT: '0' }), port: 0 };
+    const config = { ...loadConfig({ DATA_DIR: dir, PORT: '0', ...NO_RATE_LIMIT }), port: 0 };
     const moduleRef = await Test.createTestingModule({ imports: [AllInOne] }).overrideProvider(APP_CONFIG).useValue(config).compile();
     app = moduleRef.createNestApplication({ logger: ['error'] });
     configureHttpApp(app);
@@ -236,8 +239,12 @@ describe('stream e2e (all in one, embedded log)', () => {
     expect(ack.count).toBe(256);
     const err = await c.next((m) => m.type === 'error');
     expect(err.message).toMatch(/at most 256/);
-    c.send({ op: 'subscribe', pairs: [sol('999')] });
-    expect((await c.next((m) => m.type === 'subscribed' && m !== ack)).count).toBe(0);
+    expect(err.message).toMatch(/; 44 pair\(s\) rejected$/);
+    // at the limit: a new pair sent twice is one rejected pair; a pair already held is a duplicate, not rejected
+    const n = c.messages.length;
+    c.send({ op: 'subscribe', pairs: [sol('999'), sol('999'), sol('1000000')] });
+    expect(await c.next((m) => m.type === 'subscribed', 5_000, n)).toEqual({ type: 'subscribed', count: 0 });
+    expect((await c.next((m) => m.type === 'error', 5_000, n)).message).toMatch(/at most 256 pairs per connection; 1 pair\(s\) rejected$/);
     c.close();
   });
 
@@ -299,7 +306,88 @@ describe('stream e2e (all in one, embedded log)', () => {
     expect(await c.next((m) => m.type === 'subscribed', 5_000, n)).toEqual({ type: 'subscribed', count: 1 });
     c.close();
   });
+
+  /** the first `error` or `subscribed` message after index `since` */
+  const answer = (c: Client, since: number) => c.next((m) => m.type === 'error' || m.type === 'subscribed', 5_000, since);
+  function closed(c: Client, timeoutMs = 10_000): Promise<number> {
+    return new Promise((resolve, reject) => {
+      const t = setTimeout(() => reject(new Error(`not closed within ${timeoutMs} ms`)), timeoutMs);
+      c.ws.once('close', (code) => {
+        clearTimeout(t);
+        resolve(code);
+      });
+    });
+  }
+
+  it('the 256 KiB frame limit counts UTF-8 bytes: 200,000 "é" (~400 KB) is too large; the connection stays open', async () => {
+    const c = await client();
+    const frame = JSON.stringify({ op: 'subscribe', pairs: [sol('7100000000')], pad: 'é'.repeat(200_000) });
+    expect(frame.length).toBeLessThan(262_144); // UTF-16 code units: under the limit
+    expect(Buffer.byteLength(frame)).toBeGreaterThan(262_144); // bytes on the wire: over it
+    c.send(frame);
+    expect(await answer(c, 0)).toEqual({ type: 'error', message: 'frame too large (max 262144 bytes)' });
+    const n = c.messages.length;
+    c.send({ op: 'subscribe', pairs: [sol('7100000000')] });
+    // count 1: the oversized frame subscribed nothing
+    expect(await answer(c, n)).toEqual({ type: 'subscribed', count: 1 });
+    expect(c.messages.filter((m) => m.type === 'quote')).toHaveLength(1);
+    c.close();
+  });
+
+  it('a frame over the server\'s maxPayload closes the connection with 1009 and logs no error', async () => {
+    const errors = jest.spyOn(Logger.prototype, 'error');
+    try {
+      const c = await client();
+      const other = await client();
+      const code = closed(c);
+      // 2 MiB: over the server's maxPayload, which is well under the ws default of 100 MiB
+      c.send('x'.repeat(2 * 1024 * 1024));
+      expect(await code).toBe(1009);
+      expect(MAX_PAYLOAD_BYTES).toBeLessThan(2 * 1024 * 1024);
+      expect(MAX_PAYLOAD_BYTES).toBeGreaterThan(MAX_FRAME_BYTES);
+      // the server and its other connections carry on
+      other.send({ op: 'subscribe', pairs: [sol('7200000000')] });
+      expect(await answer(other, 0)).toEqual({ type: 'subscribed', count: 1 });
+      expect(errors).not.toHaveBeenCalled();
+      other.close();
+    } finally {
+      errors.mockRestore();
+    }
+  });
+
+  it('a binary frame gets an error and does nothing, even a valid subscribe; the connection stays open', async () => {
+    const c = await client();
+    const subscribe = { op: 'subscribe', pairs: [sol('7300000000')] };
+    c.ws.send(Buffer.from(JSON.stringify(subscribe)), { binary: true });
+    expect(await answer(c, 0)).toEqual({ type: 'error', message: 'binary frames are not supported: send JSON text' });
+    await pause(100);
+    expect(c.messages).toEqual([{ type: 'error', message: 'binary frames are not supported: send JSON text' }]);
+    // the same subscribe as text: the pair is new to this connection
+    c.send(subscribe);
+    expect(await answer(c, 1)).toEqual({ type: 'subscribed', count: 1 });
+    c.close();
+  });
+
+  it('parseable JSON that is not an object gets a clear error; text that does not parse still gets "invalid json"', async () => {
+    const c = await client();
+    for (const text of ['42', '"subscribe"', 'null', '[{"op":"subscribe"}]']) {
+      const n = c.messages.length;
+      c.send(text);
+      expect(await answer(c, n)).toEqual({ type: 'error', message: 'message must be a JSON object {op, pairs}' });
+    }
+    let n = c.messages.length;
+    c.send('{"op":"subscribe"');
+    expect(await answer(c, n)).toEqual({ type: 'error', message: 'invalid json' });
+    n = c.messages.length;
+    c.send({ op: 'dance', pairs: [sol('1')] });
+    expect(await answer(c, n)).toEqual({ type: 'error', message: 'unknown op' });
+    n = c.messages.length;
+    c.send({ op: 'subscribe', pairs: [sol('7400000000')] });
+    expect(await answer(c, n)).toEqual({ type: 'subscribed', count: 1 });
+    c.close();
+  });
 });
+
 
 /**
  * The router and two stream instances as separate Nest apps (each with its own log client on one
@@ -316,7 +404,7 @@ describe('stream instances and the router as separate apps on one data directory
   const clients: Client[] = [];
   let slot = 0;
 
-  const configFor = () => ({ ...loadConfig({ DATA_DIR: dir, PORT: '0' }), port: 0 });
+  const configFor = () => ({ ...loadConfig({ DATA_DIR: dir, PORT: '0', ...NO_RATE_LIMIT }), port: 0 });
   async function startRouter(): Promise<INestApplication> {
     const ref = await Test.createTestingModule({ imports: [RouterModule] }).overrideProvider(APP_CONFIG).useValue(configFor()).compile();
     const app = ref.createNestApplication({ logger: ['error'] });

@@ -113,6 +113,19 @@ describe('StreamHub', () => {
     expect(r.errors[0]).toMatch(/at most 3 pairs per connection; 2 pair\(s\) rejected/);
   });
 
+  it('counts each distinct rejected pair once: duplicates over the limit are skipped, not counted', () => {
+    const a = new FakeConn();
+    hub.connect(a);
+    // crossing the limit within one frame: '4' twice and '5' are over it
+    const r = hub.subscribe(a, ['1', '2', '3', '4', '4', '5', '1'].map((x) => pair(x)));
+    expect(r).toEqual({ count: 3, errors: [expect.stringMatching(/; 2 pair\(s\) rejected$/)] });
+    // at the limit: a new pair repeated, plus pairs already held and an invalid one
+    const again = hub.subscribe(a, [pair('9'), pair('9'), pair('1'), pair('9', false), { in: SOL }, pair('2')]);
+    expect(again).toEqual({ count: 0, errors: [expect.stringMatching(/; 2 pair\(s\) rejected$/)] });
+    // only duplicates of held pairs: nothing is rejected
+    expect(hub.subscribe(a, [pair('1'), pair('3')])).toEqual({ count: 0, errors: [] });
+  });
+
   it('withdraws interest when the last subscriber leaves or disconnects', () => {
     const a = new FakeConn();
     const b = new FakeConn();

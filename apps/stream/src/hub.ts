@@ -87,14 +87,15 @@ export class StreamHub {
     const state = this.conns.get(conn);
     if (!state) return { count: 0, errors: [] };
     let count = 0;
-    let limited = 0;
+    /** the distinct pairs refused for the limit (a pair repeated in the frame is one pair) */
+    let limited: Set<string> | undefined;
     for (const raw of pairs) {
       const tuple = parseTuple(raw);
       if (!tuple) continue;
       const key = tupleKey(tuple);
       if (state.subs.has(key)) continue;
       if (state.subs.size >= this.maxPerConnection) {
-        limited++;
+        (limited ??= new Set()).add(key);
         continue;
       }
       state.subs.add(key);
@@ -112,8 +113,9 @@ export class StreamHub {
         if (this.conns.get(conn) !== state) return { count, errors: [] };
       }
     }
-    const errors =
-      limited > 0 ? [`subscription limit reached: at most ${this.maxPerConnection} pairs per connection; ${limited} pair(s) rejected`] : [];
+    const errors = limited
+      ? [`subscription limit reached: at most ${this.maxPerConnection} pairs per connection; ${limited.size} pair(s) rejected`]
+      : [];
     return { count, errors };
   }
 

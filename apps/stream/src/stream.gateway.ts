@@ -1,7 +1,7 @@
 import { Inject, Logger } from '@nestjs/common';
 import { ConnectedSocket, MessageBody, OnGatewayConnection, OnGatewayDisconnect, SubscribeMessage, WebSocketGateway } from '@nestjs/websockets';
 import type { WebSocket } from 'ws';
-import { EVENTS } from './protocol';
+import { EVENTS, MAX_PAYLOAD_BYTES } from './protocol';
 import type { StreamConnection } from './hub';
 import { StreamService } from './stream.service';
 import { APP_CONFIG } from '../../../libs/config/src/config.module';
@@ -49,7 +49,8 @@ class WsConnection implements StreamConnection {
   }
 }
 
-@WebSocketGateway({ path: '/api/v1/stream' })
+/** maxPayload: a frame over MAX_FRAME_BYTES but within it gets an `error`; beyond it the ws library closes with 1009 */
+@WebSocketGateway({ path: '/api/v1/stream', maxPayload: MAX_PAYLOAD_BYTES })
 export class StreamGateway implements OnGatewayConnection, OnGatewayDisconnect {
   private readonly logger = new Logger('stream');
   private readonly conns = new WeakMap<WebSocket, WsConnection>();
@@ -98,6 +99,12 @@ export class StreamGateway implements OnGatewayConnection, OnGatewayDisconnect {
 
   @SubscribeMessage(EVENTS.badPairs)
   onBadPairs(@ConnectedSocket() socket: WebSocket, @MessageBody() data: { message: string }): void {
+    this.conns.get(socket)?.send({ type: 'error', message: data.message });
+  }
+
+  /** binary, too large, or JSON that is not an object: an `error` and nothing else */
+  @SubscribeMessage(EVENTS.badFrame)
+  onBadFrame(@ConnectedSocket() socket: WebSocket, @MessageBody() data: { message: string }): void {
     this.conns.get(socket)?.send({ type: 'error', message: data.message });
   }
 }
