@@ -33,6 +33,9 @@ import { fmtMs, fmtRate, summarize, verdict, type BenchSection } from './harness
 import { MOVING_TAIL_MS, pairKey, type LoadJob, type LoadResult } from './stream-load';
 import { tupleKey, type QuoteTuple } from '../libs/contracts/src/stream';
 
+/** 100 connections from one address: the API's rate limit (on by default) is lifted for the load */
+const NO_RATE_LIMIT = { RATE_LIMIT_PER_MINUTE: '0', RATE_LIMIT_PER_SECOND: '0' };
+
 @Module({ imports: [RouterModule, StreamModule] })
 class AllInOne {}
 
@@ -63,7 +66,7 @@ async function startStreamApp(dir: string): Promise<{ url: string; child: ChildP
   const main = path.join(__dirname, '..', 'apps', 'stream', 'src', 'main.ts');
   for (let attempt = 0; ; attempt++) {
     const port = 20_000 + Math.floor(Math.random() * 30_000);
-    const child = spawn(process.execPath, ['-r', register, main], { env: { ...process.env, DATA_DIR: dir, PORT: String(port), LOG_DRIVER: 'embedded' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['-r', register, main], { env: { ...process.env, ...NO_RATE_LIMIT, DATA_DIR: dir, PORT: String(port), LOG_DRIVER: 'embedded' }, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     const up = await new Promise<boolean>((resolve) => {
       const onData = (d: Buffer): void => {
@@ -89,7 +92,7 @@ async function run(deployment: Deployment): Promise<BenchSection> {
     TOPICS.poolUpdates,
     market.genesis().map((x) => ({ key: x.address, value: encodePoolUpdate(x) })),
   );
-  const config = { ...loadConfig({ DATA_DIR: dir, PORT: '0' }), port: 0 };
+  const config = { ...loadConfig({ DATA_DIR: dir, PORT: '0', ...NO_RATE_LIMIT }), port: 0 };
   const moduleRef = await Test.createTestingModule({ imports: [deployment === 'all-in-one' ? AllInOne : RouterOnly] })
     .overrideProvider(APP_CONFIG)
     .useValue(config)

@@ -18,6 +18,7 @@ import { ProjectionService } from '../apps/router/src/projection/projection.serv
 import { auditServedQuotes } from '../apps/router/src/replay/audit';
 import { RouterModule } from '../apps/router/src/router.module';
 import { loadConfig } from '../libs/config/src/config';
+import { NO_RATE_LIMIT } from './support/config';
 import { APP_CONFIG } from '../libs/config/src/config.module';
 import { encodePoolUpdate, type PoolUpdate } from '../libs/contracts/src/pool-update';
 import { decodeQuoteServed, encodeQuoteServed } from '../libs/contracts/src/quotes-served';
@@ -71,7 +72,7 @@ describe('replay and audit', () => {
     log = new EmbeddedLog({ dataDir: dir });
     await log.ensureTopic(TOPICS.poolUpdates);
     await append(market.genesis());
-    const config = { ...loadConfig({ DATA_DIR: dir, PORT: '0' }), port: 0 };
+    const config = { ...loadConfig({ DATA_DIR: dir, PORT: '0', ...NO_RATE_LIMIT }), port: 0 };
     const moduleRef = await Test.createTestingModule({ imports: [RouterModule] }).overrideProvider(APP_CONFIG).useValue(config).compile();
     app = moduleRef.createNestApplication({ logger: ['error'] });
     configureHttpApp(app);

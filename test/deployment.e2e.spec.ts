@@ -14,6 +14,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import WebSocket from 'ws';
 import { MINTS } from '../libs/solana/src/programs';
+import { NO_RATE_LIMIT } from './support/config';
 import { kafkaMockUnavailableReason, loudMockBanner, startKafkaMock, type KafkaMock } from './support/kafka-mock';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -92,7 +93,7 @@ const quoteUrl = (port: number): string =>
 async function ingestorAndRouter(env: Record<string, string>): Promise<void> {
   const port = await freePort();
   const streamPort = await freePort();
-  const common = { SIM_POOLS: '120', SIM_TOKENS: '40', SIM_SLOT_MS: '100', SIM_SWAPS_PER_SLOT: '8', ...env };
+  const common = { SIM_POOLS: '120', SIM_TOKENS: '40', SIM_SLOT_MS: '100', SIM_SWAPS_PER_SLOT: '8', ...NO_RATE_LIMIT, ...env };
   let ingestor: Proc | undefined;
   let router: Proc | undefined;
   let stream: Proc | undefined;

@@ -17,6 +17,7 @@ import { RouterModule } from '../apps/router/src/router.module';
 import { PriceOracle, type PriceRecord } from '../libs/amm/src/pricing/price-oracle';
 import { cpmmReserves } from '../libs/amm/src/programs/raydium-cpmm/math';
 import { loadConfig } from '../libs/config/src/config';
+import { NO_RATE_LIMIT } from './support/config';
 import { APP_CONFIG } from '../libs/config/src/config.module';
 import { encodePoolUpdate, type PoolUpdate } from '../libs/contracts/src/pool-update';
 import { TOPICS } from '../libs/contracts/src/topics';
@@ -83,7 +84,7 @@ describe('price e2e', () => {
     await append(islandUpdates(market.slot));
 
     startedAt = Math.floor(Date.now() / 1000);
-    const config = { ...loadConfig({ DATA_DIR: dir, PORT: '0' }), port: 0 };
+    const config = { ...loadConfig({ DATA_DIR: dir, PORT: '0', ...NO_RATE_LIMIT }), port: 0 };
     const moduleRef = await Test.createTestingModule({ imports: [RouterModule] })
       .overrideProvider(APP_CONFIG)
       .useValue(config)

@@ -17,6 +17,7 @@ import { findBestRoute } from '../libs/amm/src/routing/route-search';
 import { decodeQuoteServed } from '../libs/contracts/src/quotes-served';
 import { RouterModule } from '../apps/router/src/router.module';
 import { loadConfig } from '../libs/config/src/config';
+import { NO_RATE_LIMIT } from './support/config';
 import { APP_CONFIG } from '../libs/config/src/config.module';
 import { encodePoolUpdate, type PoolUpdate } from '../libs/contracts/src/pool-update';
 import { TOPICS } from '../libs/contracts/src/topics';
@@ -102,7 +103,7 @@ describe('router e2e', () => {
     for (let i = 0; i < 5; i++) await append(market.step());
     await append(islandUpdates(market.slot));
 
-    const config = { ...loadConfig({ DATA_DIR: dir, PORT: '0' }), port: 0 };
+    const config = { ...loadConfig({ DATA_DIR: dir, PORT: '0', ...NO_RATE_LIMIT }), port: 0 };
     const moduleRef = await Test.createTestingModule({ imports: [RouterModule] })
       .overrideProvider(APP_CONFIG)
       .useValue(config)

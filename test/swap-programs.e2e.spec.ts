@@ -19,6 +19,7 @@ import { configureHttpApp } from '../apps/router/src/http-app';
 import { ProjectionService } from '../apps/router/src/projection/projection.service';
 import { RouterModule } from '../apps/router/src/router.module';
 import { loadConfig } from '../libs/config/src/config';
+import { NO_RATE_LIMIT } from './support/config';
 import { APP_CONFIG } from '../libs/config/src/config.module';
 import { encodePoolUpdate } from '../libs/contracts/src/pool-update';
 import { TOPICS } from '../libs/contracts/src/topics';
@@ -56,7 +57,7 @@ describe('swaps through every program (sim chain)', () => {
     const append = (u: ReturnType<SimMarket['genesis']>) => log.append(TOPICS.poolUpdates, u.map((x) => ({ key: x.address, value: encodePoolUpdate(x) })));
     await append(market.genesis());
     for (let i = 0; i < 3; i++) await append(market.step());
-    const config = { ...loadConfig({ DATA_DIR: dir, PORT: '0' }), port: 0 };
+    const config = { ...loadConfig({ DATA_DIR: dir, PORT: '0', ...NO_RATE_LIMIT }), port: 0 };
     const moduleRef = await Test.createTestingModule({ imports: [RouterModule] }).overrideProvider(APP_CONFIG).useValue(config).compile();
     app = moduleRef.createNestApplication({ logger: ['error'] });
     configureHttpApp(app);

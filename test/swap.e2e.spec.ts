@@ -19,6 +19,7 @@ import { RouterModule } from '../apps/router/src/router.module';
 import { CHAIN_GATEWAY } from '../apps/router/src/chain/chain-gateway';
 import type { SimChainGateway } from '../apps/router/src/chain/sim.gateway';
 import { loadConfig } from '../libs/config/src/config';
+import { NO_RATE_LIMIT } from './support/config';
 import { APP_CONFIG } from '../libs/config/src/config.module';
 import { encodePoolUpdate, type PoolUpdate } from '../libs/contracts/src/pool-update';
 import { TOPICS } from '../libs/contracts/src/topics';
@@ -76,7 +77,7 @@ describe('swap e2e (sim chain)', () => {
     for (let i = 0; i < 3; i++) await append(market.step());
     await append(tableUpdates(market.slot));
 
-    const config = { ...loadConfig({ DATA_DIR: dir, PORT: '0', FEE_BPS: '20', FEE_WALLET: feeWallet, FEE_ROUTES: 'multi-hop' }), port: 0 };
+    const config = { ...loadConfig({ DATA_DIR: dir, PORT: '0', ...NO_RATE_LIMIT, FEE_BPS: '20', FEE_WALLET: feeWallet, FEE_ROUTES: 'multi-hop' }), port: 0 };
     const moduleRef = await Test.createTestingModule({ imports: [RouterModule] }).overrideProvider(APP_CONFIG).useValue(config).compile();
     app = moduleRef.createNestApplication({ logger: ['error'] });
     configureHttpApp(app);

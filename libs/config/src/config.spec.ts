@@ -17,6 +17,8 @@ describe('loadConfig', () => {
     [{ MAX_HOPS: '6' }, /MAX_HOPS/],
     [{ STREAM_MAX_BUFFERED_BYTES: '0' }, /STREAM_MAX_BUFFERED_BYTES/],
     [{ STREAM_MAX_BUFFERED_BYTES: '1mb' }, /STREAM_MAX_BUFFERED_BYTES/],
+    [{ RATE_LIMIT_PER_MINUTE: '-1' }, /RATE_LIMIT_PER_MINUTE must be between 0/],
+    [{ RATE_LIMIT_PER_SECOND: '10/s' }, /RATE_LIMIT_PER_SECOND must be an integer/],
     [{ LOG_DRIVER: 'kafka', KAFKA_BROKERS: ' , ' }, /KAFKA_BROKERS/],
   ])('rejects %j clearly', (env, msg) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
@@ -44,6 +46,9 @@ describe('loadConfig', () => {
   it('reads STREAM_MAX_BUFFERED_BYTES (default 1 MiB)', () => {
     expect(loadConfig({}).streamMaxBufferedBytes).toBe(1_048_576);
     expect(loadConfig({ STREAM_MAX_BUFFERED_BYTES: '4096' }).streamMaxBufferedBytes).toBe(4096);
+    // API.md §8: 60 requests per minute, burst 10 per second; 0 lifts a limit
+    expect(loadConfig({})).toMatchObject({ rateLimitPerMinute: 60, rateLimitPerSecond: 10 });
+    expect(loadConfig({ RATE_LIMIT_PER_MINUTE: '0', RATE_LIMIT_PER_SECOND: '25' })).toMatchObject({ rateLimitPerMinute: 0, rateLimitPerSecond: 25 });
   });
 
   it('reads the kafka brokers list', () => {

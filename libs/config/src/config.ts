@@ -48,6 +48,12 @@ export interface AppConfig {
   lookupTables: string[];
   /** LOOKUP_TABLES_REFRESH_MS: how often those tables are read again */
   lookupTablesRefreshMs: number;
+  /**
+   * RATE_LIMIT_PER_MINUTE / RATE_LIMIT_PER_SECOND: requests a client (by address) may make to
+   * /api/v1 (REST, and the stream's upgrade request) in any minute / any second; 0: no such limit
+   */
+  rateLimitPerMinute: number;
+  rateLimitPerSecond: number;
 }
 
 export class ConfigError extends Error {
@@ -120,6 +126,8 @@ export function loadConfig(env: Env = process.env): AppConfig {
     maxHops: int(env, 'MAX_HOPS', 5, 1, 5),
     priceStablecoins: stablecoins(env),
     streamMaxBufferedBytes: int(env, 'STREAM_MAX_BUFFERED_BYTES', 1_048_576, 1, 1 << 30),
+    rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 60, 0, 1_000_000_000),
+    rateLimitPerSecond: int(env, 'RATE_LIMIT_PER_SECOND', 10, 0, 1_000_000_000),
     ...chainSettings(env),
     ...lookupTableSettings(env, ingestSource),
   };

@@ -59,9 +59,19 @@ const STATUS_TEXT: Record<number, string> = {
 };
 
 /**
+ * the 4xx status of an error raised before any controller by the body parser (a body over its
+ * size limit: 413, an unsupported charset: 415, ...): such errors carry `status` and `expose`
+ */
+function clientErrorStatus(e: unknown): number | undefined {
+  if (typeof e !== 'object' || e === null) return undefined;
+  const { status, expose } = e as { status?: unknown; expose?: unknown };
+  return expose === true && typeof status === 'number' && Number.isInteger(status) && status >= 400 && status < 500 ? status : undefined;
+}
+
+/**
  * Every HTTP error as the envelope {success:false, error}: ApiErrors keep their text, other
- * HttpExceptions get a short lower-case text for their status, anything else is 500
- * `internal error` (logged). Never Nest's default error body.
+ * HttpExceptions and the body parser's client errors get a short lower-case text for their
+ * status, anything else is 500 `internal error` (logged). Never Nest's default error body.
  */
 @Catch()
 export class ApiExceptionFilter implements ExceptionFilter {
@@ -80,6 +90,11 @@ export class ApiExceptionFilter implements ExceptionFilter {
       const status = exception.getStatus();
       if (status >= 500) this.logger.error(exception.message);
       res.status(status).json({ success: false, error: status >= 500 ? 'internal error' : (STATUS_TEXT[status] ?? 'bad request') });
+      return;
+    }
+    const clientStatus = clientErrorStatus(exception);
+    if (clientStatus !== undefined) {
+      res.status(clientStatus).json({ success: false, error: STATUS_TEXT[clientStatus] ?? 'bad request' });
       return;
     }
     this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
