@@ -1,9 +1,11 @@
 /**
- * The 256-account limit over HTTP: a market of all six programs with its lookup tables, the
+ * The 64-account lock limit over HTTP: a market of all six programs with its lookup tables, the
  * RouterModule on an ephemeral port (CHAIN_GATEWAY=sim). Requests whose best route references
- * more than 256 distinct accounts (a wide split at a large amount: no v0 message can index them)
- * are served like oversized ones: /swap and /instructions answer 200 with the best route whose
- * transaction fits, never a 500 `failed to build transaction` / `failed to build instructions`.
+ * more than 64 distinct accounts (a wide split at a large amount: the runtime would refuse the
+ * transaction with TooManyAccountLocks, lookup tables or not) are served like oversized ones:
+ * /swap and /instructions answer 200 with the best route whose transaction fits (at most 64
+ * accounts, static and looked up), never a 500 `failed to build transaction` / `failed to build
+ * instructions`.
  */
 import 'reflect-metadata';
 import * as fs from 'node:fs';
@@ -25,7 +27,7 @@ import { encodePoolUpdate } from '../libs/contracts/src/pool-update';
 import { TOPICS } from '../libs/contracts/src/topics';
 import { EmbeddedLog } from '../libs/log/src/embedded/embedded-log';
 
-describe('swap e2e: routes over 256 accounts', () => {
+describe('swap e2e: routes over the 64-account lock limit', () => {
   let dir: string;
   let log: EmbeddedLog;
   let app: INestApplication;
@@ -60,7 +62,7 @@ describe('swap e2e: routes over 256 accounts', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  /** requests whose best route's instructions reference more than 256 distinct accounts */
+  /** requests whose best route's instructions reference more than 64 distinct accounts */
   function overAccountLimit(limit: number): Array<{ inputMint: string; outputMint: string; amount: string }> {
     const projection = projections.projection;
     const out: Array<{ inputMint: string; outputMint: string; amount: string }> = [];
@@ -72,7 +74,7 @@ describe('swap e2e: routes over 256 accounts', () => {
           const route = findBestRoute(projection, { inputMint: a.mint, outputMint: b.mint, amount, mode: 'ExactIn', maxHops: 5 });
           const ixs = buildSwap({ route, userWallet: wallet, slippageBps: 50, fee: null, computeUnitPriceMicroLamports: 0n }, projection).instructions;
           const accounts = new Set([wallet, ...ixs.flatMap((ix) => [ix.programId.toBase58(), ...ix.keys.map((k) => k.pubkey.toBase58())])]);
-          if (accounts.size > 256) out.push({ inputMint: a.mint, outputMint: b.mint, amount: amount.toString() });
+          if (accounts.size > 64) out.push({ inputMint: a.mint, outputMint: b.mint, amount: amount.toString() });
         } catch {
           continue;
         }
@@ -90,7 +92,7 @@ describe('swap e2e: routes over 256 accounts', () => {
       expect(s.status).toBe(200);
       const tx = VersionedTransaction.deserialize(Buffer.from(s.body.data.transaction, 'base64'));
       const lookedUp = tx.message.addressTableLookups.reduce((n, l) => n + l.writableIndexes.length + l.readonlyIndexes.length, 0);
-      expect(tx.message.staticAccountKeys.length + lookedUp).toBeLessThanOrEqual(256);
+      expect(tx.message.staticAccountKeys.length + lookedUp).toBeLessThanOrEqual(64);
       expect(s.body.data.splitPercents.length).toBe(s.body.data.pools.length);
       const i = await post('/api/v1/instructions', body);
       expect(i.status).toBe(200);

@@ -4,12 +4,14 @@
  * - blockhash validity: a transaction executes until its lastValidBlockHeight and fails with
  *   `BlockhashExpired` (API.md §3 and §7) after it; a blockhash the chain never issued is
  *   `BlockhashNotFound`;
+ * - the account lock limit: a message of more than 64 account keys (static or from lookup tables,
+ *   read-only ones included) is refused with `TooManyAccountLocks` before it runs; 64 execute;
  * - a swap whose bound fails reports the error the program itself raises for that bound (its IDL:
  *   the minimum output of an exact-input swap vs the maximum input of an exact-output swap, and
  *   for pump.fun / PumpSwap which instruction carried it), as `custom program error: 0x<code>
  *   (<name>: ...)`, flagged slippageExceeded, with a code the rpc gateway also reads as slippage.
  */
-import { Keypair, PublicKey, TransactionMessage, VersionedTransaction, type TransactionInstruction } from '@solana/web3.js';
+import { AddressLookupTableAccount, Keypair, PublicKey, TransactionMessage, VersionedTransaction, TransactionInstruction } from '@solana/web3.js';
 import { SimMarket } from '../../../ingestor/src/sim/market';
 import { Projection } from '../projection/projection';
 import { encodePoolUpdate } from '../../../../libs/contracts/src/pool-update';
@@ -19,8 +21,10 @@ import { PumpAmmPool } from '../../../../libs/amm/src/programs/pump-amm/pool';
 import { PumpFunCurve } from '../../../../libs/amm/src/programs/pump-fun/pool';
 import { MINTS, PROGRAM_IDS } from '../../../../libs/solana/src/programs';
 import { buildSwap } from '../swap/swap-builder';
+import { TRANSACTION_ACCOUNT_LOCK_LIMIT } from '../swap/transaction';
+import { encodeAddressLookupTable, LOOKUP_TABLE_ACTIVE } from '../../../../libs/solana/src/address-lookup-table';
 import { SLIPPAGE_ERROR_CODES } from './chain-gateway';
-import { BLOCKHASH_VALIDITY, SimChain, SLIPPAGE_ERRORS, type SimExecution } from './sim-chain';
+import { BLOCKHASH_VALIDITY, SimChain, SLIPPAGE_ERRORS, type SimAccounts, type SimExecution } from './sim-chain';
 
 const market = new SimMarket({ seed: 9, pools: 80, tokens: 20, swapsPerSlot: 4, programs: 'all' });
 const projection = new Projection();
@@ -121,6 +125,59 @@ describe('SimChain blockhash validity', () => {
       new TransactionMessage({ payerKey: new PublicKey(wallet), recentBlockhash: Keypair.generate().publicKey.toBase58(), instructions }).compileToV0Message(),
     );
     expect(chain.execute(projection, tx, projection.slot).error).toBe('BlockhashNotFound');
+  });
+});
+
+describe('SimChain account lock limit', () => {
+  const cpmm = poolOf(PROGRAM_IDS.raydiumCpmm, (p) => p.mintA !== MINTS.SOL && p.mintB !== MINTS.SOL);
+  const extra = Array.from({ length: 80 }, () => Keypair.generate().publicKey);
+  const table = Keypair.generate().publicKey;
+  const tableAccount = { owner: PROGRAM_IDS.addressLookupTable, data: encodeAddressLookupTable({ deactivationSlot: LOOKUP_TABLE_ACTIVE, lastExtendedSlot: 0n, lastExtendedSlotStartIndex: 0, authority: null, addresses: extra.map((k) => k.toBase58()) }) };
+  /** the projection, with one lookup table holding `extra` */
+  const accounts: SimAccounts = {
+    account: (a) => (a === table.toBase58() ? tableAccount : projection.account(a)),
+    pool: (a) => projection.pool(a),
+    decimals: (m) => projection.decimals(m),
+  };
+  const lookup = new AddressLookupTableAccount({ key: table, state: { deactivationSlot: LOOKUP_TABLE_ACTIVE, lastExtendedSlot: 0, lastExtendedSlotStartIndex: 0, addresses: extra } });
+
+  /**
+   * A funded one-hop swap whose message lists exactly `total` account keys: the compute-budget
+   * instruction carries read-only keys of `extra` as padding (the executor reads its data only);
+   * with `tables`, the padding is loaded from the lookup table.
+   */
+  function swapOf(total: number, tables: boolean): { chain: SimChain; tx: VersionedTransaction } {
+    const chain = new SimChain();
+    const wallet = Keypair.generate().publicKey.toBase58();
+    const route = evaluatePath({ pools: [cpmm], mints: [cpmm.mintA, cpmm.mintB] }, 'ExactIn', smallAmount(cpmm.mintA));
+    const built = buildSwap({ route, userWallet: wallet, slippageBps: 50, fee: null, computeUnitPriceMicroLamports: 0n }, projection);
+    chain.fund(projection, wallet, null, 10n ** 10n);
+    chain.fund(projection, wallet, cpmm.mintA, route.amountIn);
+    const own = transaction(chain, wallet, built.instructions).message.staticAccountKeys.length;
+    expect(total - own).toBeGreaterThanOrEqual(0);
+    const [first, ...rest] = built.instructions;
+    const padded = new TransactionInstruction({ programId: first.programId, data: first.data, keys: [...first.keys, ...extra.slice(0, total - own).map((pubkey) => ({ pubkey, isSigner: false, isWritable: false }))] });
+    const { blockhash } = chain.blockhashAt(projection.slot);
+    const message = new TransactionMessage({ payerKey: new PublicKey(wallet), recentBlockhash: blockhash, instructions: [padded, ...rest] }).compileToV0Message(tables ? [lookup] : []);
+    const listed = message.staticAccountKeys.length + message.addressTableLookups.reduce((n, l) => n + l.writableIndexes.length + l.readonlyIndexes.length, 0);
+    expect(listed).toBe(total);
+    if (tables) expect(message.addressTableLookups.length).toBe(1);
+    return { chain, tx: new VersionedTransaction(message) };
+  }
+
+  it('the limit is the router\'s (64)', () => {
+    expect(TRANSACTION_ACCOUNT_LOCK_LIMIT).toBe(64);
+  });
+
+  it.each([
+    ['static keys', false],
+    ['keys loaded from a lookup table (read-only)', true],
+  ])('64 account keys execute; 65 are refused with TooManyAccountLocks before anything runs (%s)', (_label, tables) => {
+    const ok = swapOf(64, tables as boolean);
+    expect(ok.chain.execute(accounts, ok.tx, projection.slot)).toMatchObject({ success: true, error: '' });
+    const over = swapOf(65, tables as boolean);
+    const ex = over.chain.execute(accounts, over.tx, projection.slot, true);
+    expect(ex).toMatchObject({ success: false, error: 'TooManyAccountLocks', slippageExceeded: false, insufficientFunds: false, computeUnitsConsumed: 0, feeLamports: 0n });
   });
 });
 

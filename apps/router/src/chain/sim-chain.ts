@@ -17,6 +17,9 @@
  *   list since the 2026-04-28 upgrade (bonding-curve-v2 / pool-v2, a buyback fee recipient their
  *   Global / GlobalConfig lists and, for PumpSwap, its quote token account; a cashback coin's
  *   accumulator accounts first), or they fail with the program's error.
+ * A transaction whose message lists more than 64 account keys (static and from lookup tables,
+ * read-only ones included) is refused before it runs with `TooManyAccountLocks`, as the runtime
+ * refuses it (its account lock limit).
  * The first failing instruction fails the whole transaction; nothing is kept (simulate) unless
  * `commit` is asked (the sim `send`). Pool reserves are not moved by a simulated swap (a route
  * never visits the same pool twice, so one transaction never sees its own pool effects).
@@ -41,6 +44,7 @@ import {
 import { PumpAmmPool } from '../../../../libs/amm/src/programs/pump-amm/pool';
 import { PumpFunCurve } from '../../../../libs/amm/src/programs/pump-fun/pool';
 import { TOKEN_INSUFFICIENT_FUNDS, type LatestBlockhash, type SimulationResult } from './chain-gateway';
+import { TRANSACTION_ACCOUNT_LOCK_LIMIT } from '../swap/transaction';
 
 export const TOKEN_ACCOUNT_RENT = 2_039_280n;
 export const LAMPORTS_PER_SIGNATURE = 5_000n;
@@ -214,6 +218,8 @@ export class SimChain {
         for (const i of l.readonlyIndexes) readonly.push(st.addresses[i] ?? fail(`lookup index ${i} out of range`));
       }
       keys = [...keys, ...writable, ...readonly];
+      // the runtime locks every account of the message before it runs, and no more than the limit
+      if (keys.length > TRANSACTION_ACCOUNT_LOCK_LIMIT) throw new Fail('TooManyAccountLocks');
       const issuedAt = this.issued.get(msg.recentBlockhash);
       // a blockhash this chain never issued; one past its lastValidBlockHeight has expired
       if (issuedAt === undefined) throw new Fail('BlockhashNotFound');

@@ -16,7 +16,7 @@ import { ApiError } from '../http/api-error';
 import { buildQuoteResponse } from '../quote/quote-response';
 import { buildSwap, type BuiltSwap } from './swap-builder';
 import { fitLadder, fitRoute, NoFittingRouteError, type RouteShape } from './fit';
-import { compileTransaction, LookupTableIndex, PACKET_DATA_SIZE, TooManyAccountsError, TransactionTooLargeError, transactionSize } from './transaction';
+import { compileTransaction, LookupTableIndex, PACKET_DATA_SIZE, TooManyAccountsError, TRANSACTION_ACCOUNT_LOCK_LIMIT, TransactionTooLargeError, transactionSize } from './transaction';
 import { MAX_COMPUTE_UNITS, SwapService, unitLimitFromSimulation } from './swap.service';
 
 const market = new SimMarket({ seed: 8, pools: 150, tokens: 30, swapsPerSlot: 4, programs: 'all' });
@@ -52,20 +52,20 @@ function distinctAccounts(ixs: readonly TransactionInstruction[]): number {
   return new Set([wallet, ...ixs.flatMap((ix) => [ix.programId.toBase58(), ...ix.keys.map((k) => k.pubkey.toBase58())])]).size;
 }
 
-/** requests (large amounts) whose best route references more than 256 distinct accounts */
+/** requests ($1000) whose best route references more than 64 distinct accounts (the lock limit) */
 function overAccountLimit(limit: number): Array<{ inputMint: string; outputMint: string; amount: bigint }> {
   const out: Array<{ inputMint: string; outputMint: string; amount: bigint }> = [];
   for (const a of market.tokens) {
     for (const b of market.tokens) {
       if (a === b || out.length >= limit) continue;
-      const amount = BigInt(Math.floor((1_000_000 / a.priceUsd) * 10 ** a.decimals));
+      const amount = BigInt(Math.floor((1000 / a.priceUsd) * 10 ** a.decimals));
       let route: Route;
       try {
         route = findBestRoute(projection, { inputMint: a.mint, outputMint: b.mint, amount, mode: 'ExactIn', maxHops: 5 });
       } catch {
         continue;
       }
-      if (distinctAccounts(build(route).instructions) > 256) out.push({ inputMint: a.mint, outputMint: b.mint, amount });
+      if (distinctAccounts(build(route).instructions) > 64) out.push({ inputMint: a.mint, outputMint: b.mint, amount });
     }
   }
   return out;
@@ -120,7 +120,7 @@ describe('fitRoute', () => {
     expect(fits).toBeGreaterThanOrEqual(4);
   });
 
-  it('a best route over 256 accounts (no message can index them) gives way to the best smaller shape that fits, as one over 1232 bytes does', () => {
+  it('a best route over the 64-account lock limit (a message could index it; the runtime would refuse it) gives way to the best smaller shape that fits, as one over 1232 bytes does', () => {
     const wide = overAccountLimit(6);
     expect(wide.length).toBeGreaterThanOrEqual(3);
     let fits = 0;
@@ -129,11 +129,9 @@ describe('fitRoute', () => {
         findBestRoute(projection, { ...req, mode: 'ExactIn', maxHops: shape?.maxHops ?? 5 }, shape?.options ?? {});
       const best = build(search(null));
       const accounts = distinctAccounts(best.instructions);
-      // web3.js itself cannot compile it: a plain Error (without lookup tables, its static-key
-      // check; with them, its account index overflow)
-      expect(() => new TransactionMessage({ payerKey: new PublicKey(wallet), recentBlockhash: BLOCKHASH, instructions: best.instructions }).compileToV0Message([])).toThrow(
-        'Max static account keys length exceeded',
-      );
+      expect(accounts).toBeGreaterThan(64);
+      // web3.js compiles it (a message indexes up to 256 accounts): the limit is the runtime's
+      if (accounts <= 256) expect(() => new TransactionMessage({ payerKey: new PublicKey(wallet), recentBlockhash: BLOCKHASH, instructions: best.instructions }).compileToV0Message([])).not.toThrow();
       // the measure says what it is: too large, by its account count
       expect(() => size(best)).toThrow(new TooManyAccountsError(accounts));
       expect(() => size(best)).toThrow(TransactionTooLargeError);
@@ -142,14 +140,14 @@ describe('fitRoute', () => {
         fitted = fitRoute(search, build, size, fitLadder(5));
       } catch (e) {
         expect(e).toBeInstanceOf(NoFittingRouteError);
-        expect((e as Error).message).toMatch(new RegExp(`^transaction too large: ${accounts} accounts exceed the 256-account limit; no smaller route fits \\(\\d+ other routes tried\\)$`));
+        expect((e as Error).message).toMatch(new RegExp(`^transaction too large: ${accounts} accounts exceed the 64-account lock limit; no smaller route fits \\(\\d+ other routes tried\\)$`));
         expect((e as NoFittingRouteError).best).toEqual(best);
         continue;
       }
       fits++;
       expect(fitted.shape).not.toBeNull();
       expect(fitted.size).toBeLessThanOrEqual(PACKET_DATA_SIZE);
-      expect(distinctAccounts(fitted.built.instructions)).toBeLessThanOrEqual(256);
+      expect(distinctAccounts(fitted.built.instructions)).toBeLessThanOrEqual(64);
       expect(VersionedTransaction.deserialize(compileTransaction(wallet, fitted.built.instructions, BLOCKHASH, []).bytes).message.header.numRequiredSignatures).toBe(1);
     }
     expect(fits).toBeGreaterThanOrEqual(1);
@@ -190,41 +188,54 @@ describe('fitRoute', () => {
   });
 });
 
-describe('compileTransaction: the 256-account limit', () => {
+describe('compileTransaction: the 64-account lock limit', () => {
   const program = Keypair.generate().publicKey;
   const keys = Array.from({ length: 260 }, () => Keypair.generate().publicKey);
   /** one instruction of `program` over the first n keys (read-only, not signing): n + 2 accounts with the payer */
   const over = (n: number): TransactionInstruction[] => [new TransactionInstruction({ programId: program, keys: keys.slice(0, n).map((pubkey) => ({ pubkey, isSigner: false, isWritable: false })), data: Buffer.alloc(0) })];
   const table = new AddressLookupTableAccount({ key: Keypair.generate().publicKey, state: { deactivationSlot: 2n ** 64n - 1n, lastExtendedSlot: 0, lastExtendedSlotStartIndex: 0, addresses: keys.slice(0, 255) } });
+  const listed = (m: VersionedTransaction['message']): number => m.staticAccountKeys.length + m.addressTableLookups.reduce((n, l) => n + l.writableIndexes.length + l.readonlyIndexes.length, 0);
 
-  it('exactly 256 distinct accounts compile (a lookup table keeps them within 1232 bytes)', () => {
-    const { bytes } = compileTransaction(wallet, over(254), BLOCKHASH, [table]);
-    expect(bytes.length).toBeLessThanOrEqual(PACKET_DATA_SIZE);
-    const m = VersionedTransaction.deserialize(bytes).message;
-    expect(m.staticAccountKeys.length + m.addressTableLookups.reduce((n, l) => n + l.writableIndexes.length + l.readonlyIndexes.length, 0)).toBe(256);
+  it('the limit is 64', () => {
+    expect(TRANSACTION_ACCOUNT_LOCK_LIMIT).toBe(64);
   });
 
-  it('257 distinct accounts: TooManyAccountsError, a TransactionTooLargeError (web3.js would throw a plain Error)', () => {
-    expect(() => new TransactionMessage({ payerKey: new PublicKey(wallet), recentBlockhash: BLOCKHASH, instructions: over(255) }).compileToV0Message([table])).toThrow('Account index overflow encountered during compilation');
+  it('exactly 64 distinct accounts compile (a lookup table keeps them within 1232 bytes)', () => {
+    const { bytes } = compileTransaction(wallet, over(62), BLOCKHASH, [table]);
+    expect(bytes.length).toBeLessThanOrEqual(PACKET_DATA_SIZE);
+    expect(listed(VersionedTransaction.deserialize(bytes).message)).toBe(64);
+  });
+
+  it('65 distinct accounts, read-only and looked up included: TooManyAccountsError, a TransactionTooLargeError, though web3.js compiles it within 1232 bytes', () => {
+    // the format takes it: only the runtime's lock limit refuses it
+    const message = new TransactionMessage({ payerKey: new PublicKey(wallet), recentBlockhash: BLOCKHASH, instructions: over(63) }).compileToV0Message([table]);
+    expect(listed(message)).toBe(65);
+    expect(transactionSize(message)).toBeLessThanOrEqual(PACKET_DATA_SIZE);
     let error: unknown;
     try {
-      compileTransaction(wallet, over(255), BLOCKHASH, [table]);
+      compileTransaction(wallet, over(63), BLOCKHASH, [table]);
     } catch (e) {
       error = e;
     }
     expect(error).toBeInstanceOf(TooManyAccountsError);
     expect(error).toBeInstanceOf(TransactionTooLargeError);
-    expect((error as TooManyAccountsError).accounts).toBe(257);
-    expect((error as Error).message).toBe('transaction too large: 257 accounts exceed the 256-account limit');
+    expect((error as TooManyAccountsError).accounts).toBe(65);
+    expect((error as TooManyAccountsError).size).toBe(Infinity);
+    expect((error as Error).message).toBe('transaction too large: 65 accounts exceed the 64-account lock limit');
     // a key listed twice, or the payer and program among the keys, count once
-    const repeated = [...over(254), new TransactionInstruction({ programId: program, keys: [keys[0], new PublicKey(wallet), program].map((pubkey) => ({ pubkey, isSigner: false, isWritable: true })), data: Buffer.alloc(0) })];
+    const repeated = [...over(62), new TransactionInstruction({ programId: program, keys: [keys[0], new PublicKey(wallet), program].map((pubkey) => ({ pubkey, isSigner: false, isWritable: true })), data: Buffer.alloc(0) })];
     expect(compileTransaction(wallet, repeated, BLOCKHASH, [table]).bytes.length).toBeLessThanOrEqual(PACKET_DATA_SIZE);
   });
 
-  it('256 accounts without lookup tables: too large by its bytes, measured exactly', () => {
-    const size = transactionSize(new TransactionMessage({ payerKey: new PublicKey(wallet), recentBlockhash: BLOCKHASH, instructions: over(254) }).compileToV0Message([]));
+  it('past 256 accounts web3.js cannot compile at all (a plain Error): still the TooManyAccountsError', () => {
+    expect(() => new TransactionMessage({ payerKey: new PublicKey(wallet), recentBlockhash: BLOCKHASH, instructions: over(255) }).compileToV0Message([table])).toThrow('Account index overflow encountered during compilation');
+    expect(() => compileTransaction(wallet, over(255), BLOCKHASH, [table])).toThrow(new TooManyAccountsError(257));
+  });
+
+  it('64 accounts without lookup tables: too large by its bytes, measured exactly', () => {
+    const size = transactionSize(new TransactionMessage({ payerKey: new PublicKey(wallet), recentBlockhash: BLOCKHASH, instructions: over(62) }).compileToV0Message([]));
     expect(size).toBeGreaterThan(PACKET_DATA_SIZE);
-    expect(() => compileTransaction(wallet, over(254), BLOCKHASH, [])).toThrow(new TransactionTooLargeError(size));
+    expect(() => compileTransaction(wallet, over(62), BLOCKHASH, [])).toThrow(new TransactionTooLargeError(size));
   });
 });
 
@@ -272,7 +283,7 @@ describe('SwapService: byte budget and unit limit', () => {
     expect(served).toBeGreaterThanOrEqual(4);
   });
 
-  it('/swap and /instructions answer a best route over 256 accounts with the best route that fits, as an oversized one (not a 500)', async () => {
+  it('/swap and /instructions answer a best route over the 64-account lock limit with the best route that fits, as an oversized one (not a 500)', async () => {
     const { svc } = service(() => ok(100_000));
     let served = 0;
     for (const req of overAccountLimit(6)) {
@@ -288,7 +299,7 @@ describe('SwapService: byte budget and unit limit', () => {
       }
       served++;
       const tx = VersionedTransaction.deserialize(Buffer.from(s.transaction, 'base64'));
-      expect(tx.message.staticAccountKeys.length + tx.message.addressTableLookups.reduce((n, l) => n + l.writableIndexes.length + l.readonlyIndexes.length, 0)).toBeLessThanOrEqual(256);
+      expect(tx.message.staticAccountKeys.length + tx.message.addressTableLookups.reduce((n, l) => n + l.writableIndexes.length + l.readonlyIndexes.length, 0)).toBeLessThanOrEqual(64);
       const i = svc.instructions(p);
       expect(i.amountOut).toBe(s.amountOut);
       expect(i.pools).toEqual(s.pools);
@@ -379,10 +390,13 @@ describe('the longest supported route', () => {
     return { m, p, index: new LookupTableIndex({ lookupTableAddresses: () => p.lookupTableAddresses(), account: (a) => p.account(a) }) };
   }
 
-  /** 5-hop single paths of a market: each built, measured and compiled */
-  function fiveHops(programs: 'all' | ['raydium-cpmm'], lookupTables: boolean): Array<{ size: number; fits: boolean; labels: string[] }> {
+  /**
+   * 5-hop single paths of a market: each built, measured (bytes and distinct accounts) and
+   * compiled; `fits` when both are within their limits (1232 bytes, 64 accounts)
+   */
+  function fiveHops(programs: 'all' | ['raydium-cpmm'], lookupTables: boolean): Array<{ size: number; accounts: number; fits: boolean; labels: string[] }> {
     const { m, p, index } = marketOf(programs, lookupTables);
-    const out: Array<{ size: number; fits: boolean; labels: string[] }> = [];
+    const out: Array<{ size: number; accounts: number; fits: boolean; labels: string[] }> = [];
     // at least 40 paths, and (all programs) until every program's pools are on some path
     const seen = new Set<string>();
     const enough = (): boolean => out.length >= 40 && seen.size >= (programs === 'all' ? 6 : 1);
@@ -403,16 +417,21 @@ describe('the longest supported route', () => {
           const size = transactionSize(new TransactionMessage({ payerKey: new PublicKey(wallet), recentBlockhash: BLOCKHASH, instructions: built.instructions }).compileToV0Message(tables));
           const labels = path.pools.map((x) => x.label);
           for (const l of labels) seen.add(l);
-          if (size <= PACKET_DATA_SIZE) {
+          const accounts = distinctAccounts(built.instructions);
+          if (accounts > TRANSACTION_ACCOUNT_LOCK_LIMIT) {
+            // over the lock limit: refused whatever its size (the runtime would fail it with TooManyAccountLocks)
+            expect(() => compileTransaction(wallet, built.instructions, BLOCKHASH, tables)).toThrow(new TooManyAccountsError(accounts));
+            out.push({ size, accounts, fits: false, labels });
+          } else if (size <= PACKET_DATA_SIZE) {
             // the measure is the serialized length
             const bytes = compileTransaction(wallet, built.instructions, BLOCKHASH, tables).bytes;
             expect(bytes.length).toBe(size);
             expect(VersionedTransaction.deserialize(bytes).message.header.numRequiredSignatures).toBe(1);
-            out.push({ size, fits: true, labels });
+            out.push({ size, accounts, fits: true, labels });
           } else {
             // too large: the clear error with the measured size (web3.js itself cannot serialize it)
             expect(() => compileTransaction(wallet, built.instructions, BLOCKHASH, tables)).toThrow(new TransactionTooLargeError(size));
-            out.push({ size, fits: false, labels });
+            out.push({ size, accounts, fits: false, labels });
           }
         }
       }
@@ -420,18 +439,25 @@ describe('the longest supported route', () => {
     return out;
   }
 
-  it('5-hop Raydium CPMM paths fit 1232 bytes with the market lookup tables', () => {
+  it('5-hop Raydium CPMM paths fit 1232 bytes and the 64-account lock limit with the market lookup tables', () => {
     const routes = fiveHops(['raydium-cpmm'], true);
     expect(routes.length).toBeGreaterThanOrEqual(20);
     expect(routes.every((r) => r.fits)).toBe(true);
+    expect(Math.max(...routes.map((r) => r.accounts))).toBeLessThanOrEqual(TRANSACTION_ACCOUNT_LOCK_LIMIT);
   });
 
-  it('5-hop paths through every program, pump.fun and PumpSwap hops with their remaining accounts, fit 1232 bytes with the market lookup tables', () => {
+  it('5-hop paths through every program, pump.fun and PumpSwap hops with their remaining accounts, fit 1232 bytes with the market lookup tables, but not all fit the 64-account lock limit (those are refused)', () => {
     const routes = fiveHops('all', true);
     expect(routes.length).toBeGreaterThanOrEqual(20);
     const labels = new Set(routes.flatMap((r) => r.labels));
     expect(labels.size).toBe(6);
-    expect(routes.filter((r) => !r.fits)).toEqual([]);
+    // the bytes are never the bound with the tables
+    expect(routes.filter((r) => r.size > PACKET_DATA_SIZE)).toEqual([]);
+    // the lock limit is: some 5-hop paths (through the programs with more accounts per swap) are
+    // over 64 accounts and refused; the others compile
+    expect(routes.some((r) => r.accounts > TRANSACTION_ACCOUNT_LOCK_LIMIT)).toBe(true);
+    expect(routes.some((r) => r.fits)).toBe(true);
+    expect(routes.filter((r) => !r.fits).every((r) => r.accounts > TRANSACTION_ACCOUNT_LOCK_LIMIT)).toBe(true);
   });
 
   it('without lookup tables 5-hop paths through the heavier programs are measured exactly past 1232 bytes (the byte budget then serves a smaller route)', () => {
@@ -439,6 +465,9 @@ describe('the longest supported route', () => {
     expect(routes.length).toBeGreaterThanOrEqual(20);
     expect(new Set(routes.flatMap((r) => r.labels)).size).toBeGreaterThanOrEqual(5);
     expect(routes.some((r) => !r.fits)).toBe(true);
+    // within the lock limit, still too large by their bytes (TransactionTooLargeError with the measured size)
+    expect(routes.some((r) => r.accounts <= TRANSACTION_ACCOUNT_LOCK_LIMIT && r.size > PACKET_DATA_SIZE)).toBe(true);
+    expect(routes.some((r) => r.fits)).toBe(false);
   });
 
   it("with the market lookup tables, a swap through any pool lists no address outside them but the user's own and the programs it invokes", () => {

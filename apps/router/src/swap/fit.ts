@@ -1,7 +1,8 @@
 /**
  * The byte budget of a transaction: the best route may need more accounts and instructions than
  * 1232 bytes hold (a wide split, a long path whose accounts no lookup table covers), or more
- * than the 256 accounts a message can index at all. Then the route is searched again under
+ * than the 64 accounts the runtime lets a transaction lock (its account lock limit, lookup
+ * tables or not). Then the route is searched again under
  * tighter shapes, loosest first, and the first whose transaction fits is taken: fewer split
  * branches, then a single path, then shorter single paths. A looser shape can only give as much
  * or more (it allows every route of the tighter one), so the first fit is the best the ladder
@@ -40,8 +41,8 @@ export interface Fitted<B> {
 /**
  * The best route (`search(null)`), or, when its transaction is too large, the first shape of
  * the ladder whose route's transaction fits. `measure` returns the serialized size or throws
- * TransactionTooLargeError (TooManyAccountsError included: a route over 256 accounts cannot be
- * served any more than one over 1232 bytes). A rung whose search fails (no route of that shape)
+ * TransactionTooLargeError (TooManyAccountsError included: a route over the 64-account lock
+ * limit cannot be served any more than one over 1232 bytes). A rung whose search fails (no route of that shape)
  * is skipped; the unconstrained search's errors go to the caller. Throws NoFittingRouteError
  * (carrying the best route's build) when nothing fits.
  */
@@ -81,9 +82,9 @@ export function fitRoute<B>(
   throw new NoFittingRouteError(first, tried.size, built);
 }
 
-/** No route of any shape makes a transaction of at most 1232 bytes (and 256 accounts). */
+/** No route of any shape makes a transaction of at most 1232 bytes (and 64 accounts). */
 export class NoFittingRouteError<B = unknown> extends Error {
-  /** the best route's serialized size, bytes (Infinity when it has more than 256 accounts) */
+  /** the best route's serialized size, bytes (Infinity when it has more than 64 accounts) */
   readonly bestSize: number;
 
   constructor(

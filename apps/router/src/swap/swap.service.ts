@@ -50,7 +50,7 @@ export class SwapService {
    * Route and build, within the byte budget: the best route whose transaction (with the lookup
    * tables that cover it) fits 1232 bytes (see fit.ts), compiled with `blockhash`. Route errors
    * as for quote; `missing pool data` / `<buildError>` (500) otherwise; a NoFittingRouteError
-   * when no route fits (in 1232 bytes and 256 accounts).
+   * when no route fits (in 1232 bytes and 64 accounts).
    */
   private build(p: SwapParams, buildError: string, blockhash: string): { built: BuiltSwap; compiled: CompiledTransaction } {
     if (p.inputMint === p.outputMint) throw new ApiError(HttpStatus.BAD_REQUEST, SAME_MINT_ERROR);

@@ -1,7 +1,8 @@
 /**
  * Version-0 transaction assembly: the user wallet is the fee payer and the only signer; lookup
  * tables from the projection compress the account list; the serialized size (with the one empty
- * signature the wallet fills) must fit the 1232-byte packet limit. Pure.
+ * signature the wallet fills) must fit the 1232-byte packet limit, and its accounts the 64-account
+ * lock limit. Pure.
  */
 import { AddressLookupTableAccount, PublicKey, TransactionMessage, VersionedTransaction, type MessageV0, type TransactionInstruction } from '@solana/web3.js';
 import { decodeAddressLookupTable, isLookupTableActive } from '../../../../libs/solana/src/address-lookup-table';
@@ -9,8 +10,14 @@ import { PROGRAM_IDS } from '../../../../libs/solana/src/programs';
 
 export const PACKET_DATA_SIZE = 1232;
 
-/** a message's account keys (static and from lookup tables) are indexed by one byte */
-export const MAX_TRANSACTION_ACCOUNTS = 256;
+/**
+ * The runtime's transaction account lock limit: a transaction may lock at most 64 accounts, and
+ * every account key of its message counts (static and loaded from lookup tables, read-only ones
+ * included); past it the transaction fails with TooManyAccountLocks. (The one-byte account index
+ * of a message would allow 256; the feature raising the lock limit to 128 is not active on
+ * mainnet.)
+ */
+export const TRANSACTION_ACCOUNT_LOCK_LIMIT = 64;
 
 /** The route's transaction does not fit in 1232 bytes even with the lookup tables. */
 export class TransactionTooLargeError extends Error {
@@ -28,13 +35,13 @@ export class TransactionTooLargeError extends Error {
 }
 
 /**
- * The route's instructions reference more than 256 distinct accounts (fee payer and program ids
- * included): a message indexes its accounts by one byte, so no transaction can hold them, lookup
- * tables or not. A TransactionTooLargeError (the byte budget then tries smaller routes alike).
+ * The route's instructions reference more than 64 distinct accounts (fee payer and program ids
+ * included): the runtime refuses to lock them (TooManyAccountLocks), lookup tables or not. A
+ * TransactionTooLargeError (the byte budget then tries smaller routes alike).
  */
 export class TooManyAccountsError extends TransactionTooLargeError {
   constructor(readonly accounts: number) {
-    super(Infinity, `${accounts} accounts exceed the ${MAX_TRANSACTION_ACCOUNTS}-account limit`);
+    super(Infinity, `${accounts} accounts exceed the ${TRANSACTION_ACCOUNT_LOCK_LIMIT}-account lock limit`);
     this.name = 'TooManyAccountsError';
   }
 }
@@ -171,7 +178,7 @@ export function transactionSize(message: MessageV0): number {
 
 /**
  * Compile a v0 message (payer = wallet) and serialize it unsigned; throws TransactionTooLargeError
- * past 1232 bytes, TooManyAccountsError (one) past 256 distinct accounts.
+ * past 1232 bytes, TooManyAccountsError (one) past the 64-account lock limit.
  */
 export function compileTransaction(
   wallet: string,
@@ -179,9 +186,9 @@ export function compileTransaction(
   recentBlockhash: string,
   lookupTables: AddressLookupTableAccount[],
 ): CompiledTransaction {
-  // web3.js cannot compile such a message and throws a plain Error: say what it is first
+  // the runtime would refuse to lock them (and past 256 web3.js cannot even compile it): say so first
   const accounts = accountCount(wallet, instructions);
-  if (accounts > MAX_TRANSACTION_ACCOUNTS) throw new TooManyAccountsError(accounts);
+  if (accounts > TRANSACTION_ACCOUNT_LOCK_LIMIT) throw new TooManyAccountsError(accounts);
   const message = new TransactionMessage({ payerKey: new PublicKey(wallet), recentBlockhash, instructions }).compileToV0Message(lookupTables);
   const transaction = new VersionedTransaction(message);
   // web3.js serializes into a packet-sized buffer and throws past it: measure first
