@@ -19,6 +19,7 @@ import { configureHttpApp } from '../apps/router/src/http-app';
 import { ProjectionService } from '../apps/router/src/projection/projection.service';
 import { RouterModule } from '../apps/router/src/router.module';
 import { buildSwap } from '../apps/router/src/swap/swap-builder';
+import { accountCount, lockedAccounts, TRANSACTION_ACCOUNT_LOCK_LIMIT } from '../apps/router/src/swap/transaction';
 import { findBestRoute } from '../libs/amm/src/routing/route-search';
 import { loadConfig } from '../libs/config/src/config';
 import { NO_RATE_LIMIT } from './support/config';
@@ -73,8 +74,7 @@ describe('swap e2e: routes over the 64-account lock limit', () => {
         try {
           const route = findBestRoute(projection, { inputMint: a.mint, outputMint: b.mint, amount, mode: 'ExactIn', maxHops: 5 });
           const ixs = buildSwap({ route, userWallet: wallet, slippageBps: 50, fee: null, computeUnitPriceMicroLamports: 0n }, projection).instructions;
-          const accounts = new Set([wallet, ...ixs.flatMap((ix) => [ix.programId.toBase58(), ...ix.keys.map((k) => k.pubkey.toBase58())])]);
-          if (accounts.size > 64) out.push({ inputMint: a.mint, outputMint: b.mint, amount: amount.toString() });
+          if (accountCount(wallet, ixs) > TRANSACTION_ACCOUNT_LOCK_LIMIT) out.push({ inputMint: a.mint, outputMint: b.mint, amount: amount.toString() });
         } catch {
           continue;
         }
@@ -91,8 +91,7 @@ describe('swap e2e: routes over the 64-account lock limit', () => {
       const s = await post('/api/v1/swap', { ...body, skipSimulation: true });
       expect(s.status).toBe(200);
       const tx = VersionedTransaction.deserialize(Buffer.from(s.body.data.transaction, 'base64'));
-      const lookedUp = tx.message.addressTableLookups.reduce((n, l) => n + l.writableIndexes.length + l.readonlyIndexes.length, 0);
-      expect(tx.message.staticAccountKeys.length + lookedUp).toBeLessThanOrEqual(64);
+      expect(lockedAccounts(tx.message)).toBeLessThanOrEqual(TRANSACTION_ACCOUNT_LOCK_LIMIT);
       expect(s.body.data.splitPercents.length).toBe(s.body.data.pools.length);
       const i = await post('/api/v1/instructions', body);
       expect(i.status).toBe(200);

@@ -21,7 +21,7 @@ import { PumpAmmPool } from '../../../../libs/amm/src/programs/pump-amm/pool';
 import { PumpFunCurve } from '../../../../libs/amm/src/programs/pump-fun/pool';
 import { MINTS, PROGRAM_IDS } from '../../../../libs/solana/src/programs';
 import { buildSwap } from '../swap/swap-builder';
-import { TRANSACTION_ACCOUNT_LOCK_LIMIT } from '../swap/transaction';
+import { lockedAccounts, TRANSACTION_ACCOUNT_LOCK_LIMIT } from '../swap/transaction';
 import { encodeAddressLookupTable, LOOKUP_TABLE_ACTIVE } from '../../../../libs/solana/src/address-lookup-table';
 import { SLIPPAGE_ERROR_CODES } from './chain-gateway';
 import { BLOCKHASH_VALIDITY, SimChain, SLIPPAGE_ERRORS, type SimAccounts, type SimExecution } from './sim-chain';
@@ -159,7 +159,7 @@ describe('SimChain account lock limit', () => {
     const padded = new TransactionInstruction({ programId: first.programId, data: first.data, keys: [...first.keys, ...extra.slice(0, total - own).map((pubkey) => ({ pubkey, isSigner: false, isWritable: false }))] });
     const { blockhash } = chain.blockhashAt(projection.slot);
     const message = new TransactionMessage({ payerKey: new PublicKey(wallet), recentBlockhash: blockhash, instructions: [padded, ...rest] }).compileToV0Message(tables ? [lookup] : []);
-    const listed = message.staticAccountKeys.length + message.addressTableLookups.reduce((n, l) => n + l.writableIndexes.length + l.readonlyIndexes.length, 0);
+    const listed = lockedAccounts(message);
     expect(listed).toBe(total);
     if (tables) expect(message.addressTableLookups.length).toBe(1);
     return { chain, tx: new VersionedTransaction(message) };

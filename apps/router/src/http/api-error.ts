@@ -10,6 +10,7 @@ import {
 } from '@nestjs/common';
 import type { Response } from 'express';
 import { InsufficientLiquidityError, NoPoolError, NoRouteError } from '../../../../libs/amm/src/routing/route-search';
+import { RATE_LIMITED } from '../../../../libs/http/src/rate-limit';
 
 /** An error with the API's error text and HTTP status; rendered as {success:false, error}. */
 export class ApiError extends HttpException {
@@ -55,7 +56,7 @@ const STATUS_TEXT: Record<number, string> = {
   405: 'method not allowed',
   413: 'payload too large',
   415: 'unsupported media type',
-  429: 'rate limit exceeded',
+  429: RATE_LIMITED,
 };
 
 /**

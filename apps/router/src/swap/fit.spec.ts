@@ -16,7 +16,7 @@ import { ApiError } from '../http/api-error';
 import { buildQuoteResponse } from '../quote/quote-response';
 import { buildSwap, type BuiltSwap } from './swap-builder';
 import { fitLadder, fitRoute, NoFittingRouteError, type RouteShape } from './fit';
-import { compileTransaction, LookupTableIndex, PACKET_DATA_SIZE, TooManyAccountsError, TRANSACTION_ACCOUNT_LOCK_LIMIT, TransactionTooLargeError, transactionSize } from './transaction';
+import { accountCount, compileTransaction, lockedAccounts, LookupTableIndex, PACKET_DATA_SIZE, TooManyAccountsError, TRANSACTION_ACCOUNT_LOCK_LIMIT, TransactionTooLargeError, transactionSize } from './transaction';
 import { MAX_COMPUTE_UNITS, SwapService, unitLimitFromSimulation } from './swap.service';
 
 const market = new SimMarket({ seed: 8, pools: 150, tokens: 30, swapsPerSlot: 4, programs: 'all' });
@@ -29,32 +29,11 @@ const BLOCKHASH = '11111111111111111111111111111111';
 const build = (route: Route): BuiltSwap => buildSwap({ route, userWallet: wallet, slippageBps: 50, fee: null, computeUnitPriceMicroLamports: 0n }, projection);
 const size = (b: BuiltSwap): number => compileTransaction(wallet, b.instructions, BLOCKHASH, []).bytes.length;
 
-/** requests whose best route's transaction (no lookup tables) is too large */
-function oversized(limit: number): Array<{ inputMint: string; outputMint: string; amount: bigint }> {
-  const out: Array<{ inputMint: string; outputMint: string; amount: bigint }> = [];
-  for (const a of market.tokens) {
-    for (const b of market.tokens) {
-      if (a === b || out.length >= limit) continue;
-      const amount = BigInt(Math.floor((1000 / a.priceUsd) * 10 ** a.decimals));
-      try {
-        const r = findBestRoute(projection, { inputMint: a.mint, outputMint: b.mint, amount, mode: 'ExactIn', maxHops: 5 });
-        size(build(r));
-      } catch (e) {
-        if (e instanceof TransactionTooLargeError) out.push({ inputMint: a.mint, outputMint: b.mint, amount });
-      }
-    }
-  }
-  return out;
-}
+type Request = { inputMint: string; outputMint: string; amount: bigint };
 
-/** distinct accounts of a message of these instructions: payer, program ids, instruction accounts */
-function distinctAccounts(ixs: readonly TransactionInstruction[]): number {
-  return new Set([wallet, ...ixs.flatMap((ix) => [ix.programId.toBase58(), ...ix.keys.map((k) => k.pubkey.toBase58())])]).size;
-}
-
-/** requests ($1000) whose best route references more than 64 distinct accounts (the lock limit) */
-function overAccountLimit(limit: number): Array<{ inputMint: string; outputMint: string; amount: bigint }> {
-  const out: Array<{ inputMint: string; outputMint: string; amount: bigint }> = [];
+/** up to `limit` requests ($1000 of the input) whose best route's swap is `wanted` */
+function requestsWhere(limit: number, wanted: (b: BuiltSwap) => boolean): Request[] {
+  const out: Request[] = [];
   for (const a of market.tokens) {
     for (const b of market.tokens) {
       if (a === b || out.length >= limit) continue;
@@ -65,11 +44,30 @@ function overAccountLimit(limit: number): Array<{ inputMint: string; outputMint:
       } catch {
         continue;
       }
-      if (distinctAccounts(build(route).instructions) > 64) out.push({ inputMint: a.mint, outputMint: b.mint, amount });
+      if (wanted(build(route))) out.push({ inputMint: a.mint, outputMint: b.mint, amount });
     }
   }
   return out;
 }
+
+/** distinct accounts of a message of these instructions (the product's count) */
+const distinctAccounts = (ixs: readonly TransactionInstruction[]): number => accountCount(wallet, ixs);
+
+/** requests whose best route's transaction (no lookup tables) is too large */
+function oversized(limit: number): Request[] {
+  return requestsWhere(limit, (built) => {
+    try {
+      size(built);
+      return false;
+    } catch (e) {
+      if (e instanceof TransactionTooLargeError) return true;
+      throw e;
+    }
+  });
+}
+
+/** requests whose best route references more than 64 distinct accounts (the lock limit) */
+const overAccountLimit = (limit: number): Request[] => requestsWhere(limit, (built) => distinctAccounts(built.instructions) > TRANSACTION_ACCOUNT_LOCK_LIMIT);
 
 describe('fitRoute', () => {
   const cases = oversized(12);
@@ -194,7 +192,7 @@ describe('compileTransaction: the 64-account lock limit', () => {
   /** one instruction of `program` over the first n keys (read-only, not signing): n + 2 accounts with the payer */
   const over = (n: number): TransactionInstruction[] => [new TransactionInstruction({ programId: program, keys: keys.slice(0, n).map((pubkey) => ({ pubkey, isSigner: false, isWritable: false })), data: Buffer.alloc(0) })];
   const table = new AddressLookupTableAccount({ key: Keypair.generate().publicKey, state: { deactivationSlot: 2n ** 64n - 1n, lastExtendedSlot: 0, lastExtendedSlotStartIndex: 0, addresses: keys.slice(0, 255) } });
-  const listed = (m: VersionedTransaction['message']): number => m.staticAccountKeys.length + m.addressTableLookups.reduce((n, l) => n + l.writableIndexes.length + l.readonlyIndexes.length, 0);
+  const listed = lockedAccounts;
 
   it('the limit is 64', () => {
     expect(TRANSACTION_ACCOUNT_LOCK_LIMIT).toBe(64);
@@ -260,50 +258,40 @@ describe('SwapService: byte budget and unit limit', () => {
   };
   const ok = (consumed: number): SimulationResult => ({ success: true, error: '', insufficientFunds: false, slippageExceeded: false, computeUnitsConsumed: consumed, logs: ['Program log: ok'] });
 
-  it('/swap answers an oversized best route with the best route that fits; /instructions with the same route', async () => {
+  /**
+   * Each request through /swap and /instructions: a served transaction passes `check` and
+   * /instructions gives the same route; when nothing fits, /swap's documented error and
+   * /instructions the best route's. Returns how many were served.
+   */
+  async function serveEach(requests: Request[], check: (tx: Buffer) => void): Promise<number> {
     const { svc } = service(() => ok(100_000));
     let served = 0;
-    for (const req of oversized(12)) {
+    for (const req of requests) {
       const p = { userWallet: wallet, ...req, swapMode: 'ExactIn' as const, slippageBps: 50 };
       let s;
       try {
         s = await svc.swap({ ...p, skipSimulation: true });
       } catch (e) {
-        // nothing fits: the documented error, and /instructions gives the best route's
         expect((e as ApiError).error).toBe('failed to build transaction');
         expect(svc.instructions(p).amountOut).toBe(findBestRoute(projection, { ...req, mode: 'ExactIn', maxHops: 5 }).amountOut.toString());
         continue;
       }
       served++;
-      expect(Buffer.from(s.transaction, 'base64').length).toBeLessThanOrEqual(PACKET_DATA_SIZE);
+      check(Buffer.from(s.transaction, 'base64'));
       const i = svc.instructions(p);
       expect(i.amountOut).toBe(s.amountOut);
       expect(i.pools).toEqual(s.pools);
     }
+    return served;
+  }
+
+  it('/swap answers an oversized best route with the best route that fits; /instructions with the same route', async () => {
+    const served = await serveEach(oversized(12), (tx) => expect(tx.length).toBeLessThanOrEqual(PACKET_DATA_SIZE));
     expect(served).toBeGreaterThanOrEqual(4);
   });
 
   it('/swap and /instructions answer a best route over the 64-account lock limit with the best route that fits, as an oversized one (not a 500)', async () => {
-    const { svc } = service(() => ok(100_000));
-    let served = 0;
-    for (const req of overAccountLimit(6)) {
-      const p = { userWallet: wallet, ...req, swapMode: 'ExactIn' as const, slippageBps: 50 };
-      let s;
-      try {
-        s = await svc.swap({ ...p, skipSimulation: true });
-      } catch (e) {
-        // nothing fits: the documented error, and /instructions gives the best route's
-        expect((e as ApiError).error).toBe('failed to build transaction');
-        expect(svc.instructions(p).amountOut).toBe(findBestRoute(projection, { ...req, mode: 'ExactIn', maxHops: 5 }).amountOut.toString());
-        continue;
-      }
-      served++;
-      const tx = VersionedTransaction.deserialize(Buffer.from(s.transaction, 'base64'));
-      expect(tx.message.staticAccountKeys.length + tx.message.addressTableLookups.reduce((n, l) => n + l.writableIndexes.length + l.readonlyIndexes.length, 0)).toBeLessThanOrEqual(64);
-      const i = svc.instructions(p);
-      expect(i.amountOut).toBe(s.amountOut);
-      expect(i.pools).toEqual(s.pools);
-    }
+    const served = await serveEach(overAccountLimit(6), (tx) => expect(lockedAccounts(VersionedTransaction.deserialize(tx).message)).toBeLessThanOrEqual(64));
     expect(served).toBeGreaterThanOrEqual(1);
   });
 

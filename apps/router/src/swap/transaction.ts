@@ -59,6 +59,11 @@ export function accountCount(payer: string, instructions: readonly TransactionIn
   return keys.size;
 }
 
+/** the accounts a compiled v0 message makes the runtime lock: its static keys and every key it loads from lookup tables */
+export function lockedAccounts(message: Pick<MessageV0, 'staticAccountKeys' | 'addressTableLookups'>): number {
+  return message.staticAccountKeys.length + message.addressTableLookups.reduce((n, l) => n + l.writableIndexes.length + l.readonlyIndexes.length, 0);
+}
+
 export interface LookupTableSource {
   /** addresses of the lookup table accounts on the log */
   lookupTableAddresses(): readonly string[];
