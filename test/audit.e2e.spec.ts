@@ -10,16 +10,14 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { INestApplication } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
 import { SimMarket } from '../apps/ingestor/src/sim/market';
 import { QuotesServedService } from '../apps/router/src/audit/quotes-served.service';
-import { configureHttpApp } from '../apps/router/src/http-app';
 import { ProjectionService } from '../apps/router/src/projection/projection.service';
 import { auditServedQuotes } from '../apps/router/src/replay/audit';
 import { RouterModule } from '../apps/router/src/router.module';
 import { loadConfig } from '../libs/config/src/config';
+import { listenApp } from './support/app';
 import { NO_RATE_LIMIT } from './support/config';
-import { APP_CONFIG } from '../libs/config/src/config.module';
 import { encodePoolUpdate, type PoolUpdate } from '../libs/contracts/src/pool-update';
 import { decodeQuoteServed, encodeQuoteServed } from '../libs/contracts/src/quotes-served';
 import { TOPICS } from '../libs/contracts/src/topics';
@@ -73,11 +71,9 @@ describe('replay and audit', () => {
     await log.ensureTopic(TOPICS.poolUpdates);
     await append(market.genesis());
     const config = { ...loadConfig({ DATA_DIR: dir, PORT: '0', ...NO_RATE_LIMIT }), port: 0 };
-    const moduleRef = await Test.createTestingModule({ imports: [RouterModule] }).overrideProvider(APP_CONFIG).useValue(config).compile();
-    app = moduleRef.createNestApplication({ logger: ['error'] });
-    configureHttpApp(app);
-    await app.listen(0, '127.0.0.1');
-    base = `http://127.0.0.1:${app.getHttpServer().address().port}`;
+    let port: number;
+    ({ app, port } = await listenApp(RouterModule, config));
+    base = `http://127.0.0.1:${port}`;
     await app.get(ProjectionService).whenReady();
 
     // serve quotes at several points of the log's history, moving the market in between

@@ -10,16 +10,13 @@ import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Module, type INestApplication } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
 import WebSocket from 'ws';
 import { SimMarket } from '../apps/ingestor/src/sim/market';
-import { configureHttpApp } from '../apps/router/src/http-app';
 import { ProjectionService } from '../apps/router/src/projection/projection.service';
 import { RouterModule } from '../apps/router/src/router.module';
 import { StreamModule } from '../apps/stream/src/stream.module';
-import { useStreamWsAdapter } from '../apps/stream/src/ws-adapter';
+import { listenApp } from './support/app';
 import { loadConfig } from '../libs/config/src/config';
-import { APP_CONFIG } from '../libs/config/src/config.module';
 import { encodePoolUpdate } from '../libs/contracts/src/pool-update';
 import { TOPICS } from '../libs/contracts/src/topics';
 import { EmbeddedLog } from '../libs/log/src/embedded/embedded-log';
@@ -81,15 +78,7 @@ describe('HTTP limits e2e (all-in-one: REST and stream on one port)', () => {
     );
     // small windows so the test reaches them quickly: 3 a second, 5 a minute
     const config = { ...loadConfig({ DATA_DIR: dir, PORT: '0', RATE_LIMIT_PER_SECOND: '3', RATE_LIMIT_PER_MINUTE: '5' }), port: 0 };
-    const moduleRef = await Test.createTestingModule({ imports: [AllInOne] })
-      .overrideProvider(APP_CONFIG)
-      .useValue(config)
-      .compile();
-    app = moduleRef.createNestApplication({ logger: ['error'] });
-    configureHttpApp(app);
-    useStreamWsAdapter(app);
-    await app.listen(0, '127.0.0.1');
-    port = app.getHttpServer().address().port;
+    ({ app, port } = await listenApp(AllInOne, config, { stream: true }));
     await app.get(ProjectionService).whenReady();
   });
 

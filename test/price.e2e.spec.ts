@@ -8,17 +8,15 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { INestApplication } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
 import { SimMarket } from '../apps/ingestor/src/sim/market';
-import { configureHttpApp } from '../apps/router/src/http-app';
 import { PRICE_ERRORS } from '../apps/router/src/price/price.dto';
 import { ProjectionService } from '../apps/router/src/projection/projection.service';
 import { RouterModule } from '../apps/router/src/router.module';
 import { PriceOracle, type PriceRecord } from '../libs/amm/src/pricing/price-oracle';
 import { cpmmReserves } from '../libs/amm/src/programs/raydium-cpmm/math';
 import { loadConfig } from '../libs/config/src/config';
+import { listenApp } from './support/app';
 import { NO_RATE_LIMIT } from './support/config';
-import { APP_CONFIG } from '../libs/config/src/config.module';
 import { encodePoolUpdate, type PoolUpdate } from '../libs/contracts/src/pool-update';
 import { TOPICS } from '../libs/contracts/src/topics';
 import { EmbeddedLog } from '../libs/log/src/embedded/embedded-log';
@@ -85,15 +83,9 @@ describe('price e2e', () => {
 
     startedAt = Math.floor(Date.now() / 1000);
     const config = { ...loadConfig({ DATA_DIR: dir, PORT: '0', ...NO_RATE_LIMIT }), port: 0 };
-    const moduleRef = await Test.createTestingModule({ imports: [RouterModule] })
-      .overrideProvider(APP_CONFIG)
-      .useValue(config)
-      .compile();
-    app = moduleRef.createNestApplication({ logger: ['error'] });
-    configureHttpApp(app);
-    await app.listen(0, '127.0.0.1');
-    const addr = app.getHttpServer().address();
-    base = `http://127.0.0.1:${addr.port}`;
+    let port: number;
+    ({ app, port } = await listenApp(RouterModule, config));
+    base = `http://127.0.0.1:${port}`;
     await app.get(ProjectionService).whenReady();
   });
 

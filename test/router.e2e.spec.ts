@@ -7,9 +7,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { INestApplication } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
 import { SimMarket } from '../apps/ingestor/src/sim/market';
-import { configureHttpApp } from '../apps/router/src/http-app';
 import { SAME_MINT_ERROR } from '../apps/router/src/http/api-error';
 import { QuotesServedService } from '../apps/router/src/audit/quotes-served.service';
 import { ProjectionService } from '../apps/router/src/projection/projection.service';
@@ -17,8 +15,8 @@ import { findBestRoute } from '../libs/amm/src/routing/route-search';
 import { decodeQuoteServed } from '../libs/contracts/src/quotes-served';
 import { RouterModule } from '../apps/router/src/router.module';
 import { loadConfig } from '../libs/config/src/config';
+import { listenApp } from './support/app';
 import { NO_RATE_LIMIT } from './support/config';
-import { APP_CONFIG } from '../libs/config/src/config.module';
 import { encodePoolUpdate, type PoolUpdate } from '../libs/contracts/src/pool-update';
 import { TOPICS } from '../libs/contracts/src/topics';
 import { EmbeddedLog } from '../libs/log/src/embedded/embedded-log';
@@ -104,15 +102,9 @@ describe('router e2e', () => {
     await append(islandUpdates(market.slot));
 
     const config = { ...loadConfig({ DATA_DIR: dir, PORT: '0', ...NO_RATE_LIMIT }), port: 0 };
-    const moduleRef = await Test.createTestingModule({ imports: [RouterModule] })
-      .overrideProvider(APP_CONFIG)
-      .useValue(config)
-      .compile();
-    app = moduleRef.createNestApplication({ logger: ['error'] });
-    configureHttpApp(app);
-    await app.listen(0, '127.0.0.1');
-    const addr = app.getHttpServer().address();
-    base = `http://127.0.0.1:${addr.port}`;
+    let port: number;
+    ({ app, port } = await listenApp(RouterModule, config));
+    base = `http://127.0.0.1:${port}`;
     await app.get(ProjectionService).whenReady();
   });
 
