@@ -40,6 +40,15 @@ describe('quotes-served contract', () => {
     expect(decodeQuoteServed(buf.toString())).toEqual(record);
   });
 
+  it('carries the aggregator fee the response includes when there is one (absent: none)', () => {
+    const withFee: QuoteServed = { ...record, fee: { bps: 30, routes: 'multi-hop' } };
+    const buf = encodeQuoteServed(withFee);
+    expect(JSON.parse(buf.toString()).fee).toEqual({ bps: 30, routes: 'multi-hop' });
+    expect(decodeQuoteServed(buf)).toEqual(withFee);
+    expect('fee' in JSON.parse(encodeQuoteServed(record).toString())).toBe(false);
+    expect('fee' in decodeQuoteServed(encodeQuoteServed(record))).toBe(false);
+  });
+
   it('rejects an unknown or missing version loudly', () => {
     expect(() => decodeQuoteServed(wire({ v: 2 }))).toThrow(/unsupported schema version 2/);
     const { v: _v, ...noV } = JSON.parse(encodeQuoteServed(record).toString());
@@ -59,6 +68,10 @@ describe('quotes-served contract', () => {
     ['bad position', wire({ logPosition: { '0': 12 } })],
     ['slot differs', wire({ slot: 1 })],
     ['mints differ', wire({ request: { ...record.request, outputMint: SOL } })],
+    ['fee not an object', wire({ fee: 30 })],
+    ['fee bps 0', wire({ fee: { bps: 0, routes: 'all' } })],
+    ['fee bps over 1000', wire({ fee: { bps: 1001, routes: 'all' } })],
+    ['fee routes unknown', wire({ fee: { bps: 30, routes: 'some' } })],
   ])('rejects a malformed record: %s', (_name, buf) => {
     expect(() => decodeQuoteServed(buf)).toThrow(ContractError);
   });

@@ -42,6 +42,12 @@ export interface ServedQuoteResponse {
   logPosition: Record<string, string>;
 }
 
+/** The aggregator fee the served quote included (FEE_BPS > 0 with FEE_WALLET): its rate and the routes that pay it. */
+export interface ServedFee {
+  bps: number;
+  routes: 'all' | 'multi-hop';
+}
+
 export interface QuoteServed {
   /** unique id of the served quote (also the record key and the X-Quote-Id response header) */
   quoteId: string;
@@ -53,11 +59,13 @@ export interface QuoteServed {
   slot: number;
   /** `{partition: offset}` of the last pool-updates record applied (= response.logPosition) */
   logPosition: Record<string, string>;
+  /** the aggregator fee the response's amounts include; absent: none (an audit recomputes with it) */
+  fee?: ServedFee;
 }
 
 export const QUOTES_SERVED_VERSION = 1;
 
-/** Wire form (JSON): {v: 1, quoteId, servedAt, request, response, slot, logPosition}. */
+/** Wire form (JSON): {v: 1, quoteId, servedAt, request, response, slot, logPosition[, fee]}. */
 export function encodeQuoteServed(q: QuoteServed): Buffer {
   return Buffer.from(
     JSON.stringify({
@@ -68,6 +76,7 @@ export function encodeQuoteServed(q: QuoteServed): Buffer {
       response: q.response,
       slot: q.slot,
       logPosition: q.logPosition,
+      ...(q.fee !== undefined ? { fee: { bps: q.fee.bps, routes: q.fee.routes } } : {}),
     }),
   );
 }
@@ -168,6 +177,13 @@ function decodeResponse(v: unknown): ServedQuoteResponse {
   };
 }
 
+function decodeFee(v: unknown): ServedFee {
+  const o = obj(v, 'fee');
+  const routes = o.routes;
+  if (routes !== 'all' && routes !== 'multi-hop') fail('fee.routes must be all or multi-hop');
+  return { bps: int(o.bps, 'fee.bps', 1, 1000), routes };
+}
+
 /** Validate and decode a record body (a Buffer / JSON text, or the parsed object). */
 export function decodeQuoteServed(value: Buffer | string | unknown): QuoteServed {
   let raw: unknown = value;
@@ -192,5 +208,7 @@ export function decodeQuoteServed(value: Buffer | string | unknown): QuoteServed
   const logPosition = positions(o.logPosition, 'logPosition');
   if (response.inputMint !== request.inputMint || response.outputMint !== request.outputMint) fail('response mints differ from the request');
   if (slot !== response.contextSlot) fail('slot differs from response.contextSlot');
-  return { quoteId, servedAt: int(o.servedAt, 'servedAt', 0), request, response, slot, logPosition };
+  const out: QuoteServed = { quoteId, servedAt: int(o.servedAt, 'servedAt', 0), request, response, slot, logPosition };
+  if (o.fee !== undefined) out.fee = decodeFee(o.fee);
+  return out;
 }

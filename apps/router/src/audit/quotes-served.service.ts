@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { encodeQuoteServed, type QuoteServed, type ServedQuoteRequest } from '../../../../libs/contracts/src/quotes-served';
+import { encodeQuoteServed, type QuoteServed, type ServedFee, type ServedQuoteRequest } from '../../../../libs/contracts/src/quotes-served';
 import { TOPICS } from '../../../../libs/contracts/src/topics';
 import { LOG_PORT, type LogPort } from '../../../../libs/log/src/log.port';
 import type { QuoteResponse } from '../quote/quote-response';
@@ -44,10 +44,12 @@ export class QuotesServedService implements OnModuleInit, OnModuleDestroy {
     this.closed = true;
   }
 
-  /** queue a served quote; returns its quote id */
-  record(request: ServedQuoteRequest, response: QuoteResponse, servedAt = Date.now()): string {
+  /** queue a served quote (`fee`: the aggregator fee its amounts include); returns its quote id */
+  record(request: ServedQuoteRequest, response: QuoteResponse, fee: ServedFee | null = null, servedAt = Date.now()): string {
     const quoteId = randomUUID();
-    this.pending.push({ quoteId, servedAt, request, response, slot: response.contextSlot, logPosition: response.logPosition });
+    const served: QuoteServed = { quoteId, servedAt, request, response, slot: response.contextSlot, logPosition: response.logPosition };
+    if (fee !== null) served.fee = fee;
+    this.pending.push(served);
     this.stats.recorded++;
     if (this.pending.length > MAX_PENDING) {
       const dropped = this.pending.splice(0, this.pending.length - MAX_PENDING);

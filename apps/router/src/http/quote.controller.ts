@@ -42,7 +42,7 @@ export class QuoteController {
     } catch (e) {
       throw toApiError(e) ?? e;
     }
-    const quoteId = this.audit.record({ inputMint: q.inputMint, outputMint: q.outputMint, amount: q.amount, swapMode: q.swapMode, slippageBps }, data);
+    const quoteId = this.audit.record({ inputMint: q.inputMint, outputMint: q.outputMint, amount: q.amount, swapMode: q.swapMode, slippageBps }, data, this.quotes.fee);
     res.setHeader(QUOTE_ID_HEADER, quoteId);
     return { success: true, data };
   }

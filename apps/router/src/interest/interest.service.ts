@@ -48,6 +48,7 @@ import { LOG_PORT, type LogMessage, type LogPort, type LogRecord, type Positions
 import { ProjectionService } from '../projection/projection.service';
 import { DEFAULT_INTEREST_TTL_MS, InterestRegistry, MAX_INTEREST_TTL_MS, type InterestChange } from './interest-registry';
 import { positionsSince } from './interest-window';
+import { aggregatorFeeOf, charge, feeBpsFor, netBest, type FeeSchedule } from '../quote/aggregator-fee';
 import { impactBps, quoteFields } from './quote-fields';
 import { planReplay, PoolGoneError, replayQuote, type ReplayMemo, type ReplayPlan } from './route-replay';
 
@@ -177,6 +178,8 @@ export interface InterestStats {
 @Injectable()
 export class InterestService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('InterestService');
+  /** the aggregator fee the pushed amounts include, as the REST quote's (null: none) */
+  private readonly fee: FeeSchedule | null;
   private readonly registry = new InterestRegistry();
   private readonly watched = new Map<string, Watched>();
   /** pool address → keys of the tuples whose current route uses it */
@@ -239,7 +242,9 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     @Inject(LOG_PORT) private readonly log: LogPort,
     private readonly projections: ProjectionService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.fee = aggregatorFeeOf(config);
+  }
 
   async onModuleInit(): Promise<void> {
     await this.log.ensureTopic(TOPICS.quoteInterest);
@@ -831,7 +836,7 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     this.checks.delete(w.key);
     w.checkCause = undefined;
     try {
-      return this.adopt(w, findBestRoute(projection, req));
+      return this.adopt(w, netBest(findBestRoute(projection, req), this.fee, () => findBestRoute(projection, { ...req, maxHops: 1 }, { split: false })));
     } catch (e) {
       if (!(e instanceof RouteError)) throw e;
       return this.adopt(w, undefined, e.message);
@@ -918,8 +923,15 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
   }
 
   /** a quotes-changed record of the tuple's quote (keyed by the tuple) */
+  /**
+   * The record of a quote: its amounts are the user's, the aggregator fee included as the REST
+   * quote includes it (`q` itself, what the checks compare, keeps the route's own amounts).
+   */
   private message(w: Watched, q: QuotesChanged): LogMessage {
-    return { key: w.key, value: encodeQuotesChanged(q) };
+    const feeBps = q.error === undefined && w.route ? feeBpsFor(this.fee, w.route.hops.length) : 0;
+    if (feeBps === 0) return { key: w.key, value: encodeQuotesChanged(q) };
+    const user = charge(w.mode, BigInt(q.amountIn), BigInt(q.amountOut), feeBps, 0);
+    return { key: w.key, value: encodeQuotesChanged({ ...q, amountIn: user.amountIn.toString(), amountOut: user.amountOut.toString() }) };
   }
 
   private publish(messages: LogMessage[]): void {

@@ -3,11 +3,14 @@ import { FakePool } from '../../../../libs/amm/src/routing/testing/fake-pool';
 import {
   buildQuoteResponse,
   formatPercent,
-  otherAmountThreshold,
   priceImpact,
   priceImpactSeverity,
   priceImpactWarning,
 } from './quote-response';
+import { charge } from './aggregator-fee';
+
+const otherAmountThreshold = (mode: 'ExactIn' | 'ExactOut', amountIn: bigint, amountOut: bigint, slippageBps: number): bigint =>
+  charge(mode, amountIn, amountOut, 0, slippageBps).threshold;
 
 const A = 'mintA';
 const B = 'mintB';

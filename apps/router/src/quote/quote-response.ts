@@ -1,8 +1,9 @@
 /**
  * QuoteResponse (API.md §2) from an exact route. Plain functions, no Nest.
  */
-import type { Route, SwapMode } from '../../../../libs/amm/src/routing/route-search';
+import type { Route } from '../../../../libs/amm/src/routing/route-search';
 import { routeShares } from '../../../../libs/amm/src/routing/split';
+import { chargeRoute, type FeeSchedule } from './aggregator-fee';
 
 export interface RouteInfo {
   poolAddress: string;
@@ -36,6 +37,8 @@ export interface QuoteResponse {
 
 export interface QuoteContext {
   slippageBps: number;
+  /** the aggregator fee (FEE_BPS / FEE_ROUTES): amountIn, amountOut and otherAmountThreshold include it, as /swap's do */
+  fee?: FeeSchedule | null;
   contextSlot: number;
   logPosition: Record<string, string>;
 }
@@ -128,32 +131,26 @@ export function formatPercent(bps: number): string {
 }
 
 /**
- * Slippage-adjusted bound. ExactIn: minimum output floor(amountOut × (10000 − bps) / 10000).
- * ExactOut: maximum input ceil(amountIn × (10000 + bps) / 10000).
- */
-export function otherAmountThreshold(mode: SwapMode, amountIn: bigint, amountOut: bigint, slippageBps: number): bigint {
-  const bps = BigInt(slippageBps);
-  if (mode === 'ExactIn') return (amountOut * (10_000n - bps)) / 10_000n;
-  return (amountIn * (10_000n + bps) + 9_999n) / 10_000n;
-}
-
-/**
  * The API's QuoteResponse. Split routes: `routes` lists every (hop, pool) edge of the route in
  * topological order of its input token, `percent` being the share of the swap's input that flows
  * through the edge (rounded, at least 1); at every intermediate token the percents in and out
  * agree (up to rounding). `routePath` / `hopCount` describe the main path (see mainPath);
- * `feeBps` is the flow-weighted sum of the pool fees along the route.
+ * `feeBps` is the flow-weighted sum of the pool fees along the route. `amountIn`, `amountOut` and
+ * `otherAmountThreshold` are the user's, the aggregator fee included when it applies (see
+ * aggregator-fee.ts: the amounts and bound /swap builds for the same route); the price impact is
+ * that of the route's own amounts (fees excluded).
  */
 export function buildQuoteResponse(route: Route, ctx: QuoteContext): QuoteResponse {
   const bps = Math.round(priceImpact(route) * 10_000);
   const severity = priceImpactSeverity(bps);
   const { shares, feeBps } = routeShares(route);
   const routePath = mainPath(route, shares);
+  const user = chargeRoute(route, ctx.fee ?? null, ctx.slippageBps);
   return {
     inputMint: route.inputMint,
     outputMint: route.outputMint,
-    amountIn: route.amountIn.toString(),
-    amountOut: route.amountOut.toString(),
+    amountIn: user.amountIn.toString(),
+    amountOut: user.amountOut.toString(),
     priceImpactBps: bps,
     priceImpactPercent: formatPercent(bps),
     priceImpactSeverity: severity,
@@ -168,7 +165,7 @@ export function buildQuoteResponse(route: Route, ctx: QuoteContext): QuoteRespon
     })),
     routePath,
     hopCount: routePath.length - 1,
-    otherAmountThreshold: otherAmountThreshold(route.mode, route.amountIn, route.amountOut, ctx.slippageBps).toString(),
+    otherAmountThreshold: user.threshold.toString(),
     contextSlot: ctx.contextSlot,
     logPosition: { ...ctx.logPosition },
   };

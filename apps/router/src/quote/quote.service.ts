@@ -4,6 +4,7 @@ import type { AppConfig } from '../../../../libs/config/src/config';
 import { findBestRoute, type RouteSearchOptions, type SwapMode, type TokenGraph } from '../../../../libs/amm/src/routing/route-search';
 import { ProjectionService } from '../projection/projection.service';
 import { buildQuoteResponse, type QuoteResponse } from './quote-response';
+import { aggregatorFeeOf, netBest, type FeeSchedule } from './aggregator-fee';
 
 export interface QuoteParams {
   inputMint: string;
@@ -23,30 +24,35 @@ export interface QuoteSource extends TokenGraph {
 
 /**
  * A quote on a projection (plain function: no Nest, usable by replay and audit tools and by the
- * stream's recomputation). Throws the route errors of route-search (NoPoolError, NoRouteError,
+ * stream's recomputation). With an aggregator fee, the amounts and bound include it, and under
+ * FEE_ROUTES=multi-hop the best direct route is served when it nets the user more than the best
+ * route (see aggregator-fee.ts). Throws the route errors of route-search (NoPoolError, NoRouteError,
  * InsufficientLiquidityError). Provenance is read before the search; the search is synchronous,
  * so it runs on exactly that state.
  */
-export function computeQuote(source: QuoteSource, p: QuoteParams, maxHops = 5, opts: RouteSearchOptions = {}): QuoteResponse {
+export function computeQuote(source: QuoteSource, p: QuoteParams, maxHops = 5, opts: RouteSearchOptions = {}, fee: FeeSchedule | null = null): QuoteResponse {
   const contextSlot = source.slot;
   const logPosition = source.positions;
-  const route = findBestRoute(
-    source,
-    { inputMint: p.inputMint, outputMint: p.outputMint, amount: p.amount, mode: p.swapMode, maxHops },
-    opts,
-  );
-  return buildQuoteResponse(route, { slippageBps: p.slippageBps, contextSlot, logPosition });
+  const req = { inputMint: p.inputMint, outputMint: p.outputMint, amount: p.amount, mode: p.swapMode, maxHops };
+  const route = netBest(findBestRoute(source, req, opts), fee, () => findBestRoute(source, { ...req, maxHops: 1 }, { ...opts, split: false }));
+  return buildQuoteResponse(route, { slippageBps: p.slippageBps, contextSlot, logPosition, fee });
 }
 
 /** Quotes from the current projection; throws the route errors of route-search. */
 @Injectable()
 export class QuoteService {
+  /** the aggregator fee the quotes include (null: none); quotes-served records carry it for the audit */
+  readonly fee: FeeSchedule | null;
+
   constructor(
     private readonly projections: ProjectionService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  ) {
+    const fee = aggregatorFeeOf(config);
+    this.fee = fee === null ? null : { bps: fee.bps, routes: fee.routes };
+  }
 
   quote(p: QuoteParams): QuoteResponse {
-    return computeQuote(this.projections.projection, p, this.config.maxHops);
+    return computeQuote(this.projections.projection, p, this.config.maxHops, {}, this.fee);
   }
 }

@@ -39,7 +39,8 @@ export interface AuditReport {
   entries: AuditEntry[];
 }
 
-async function readAll(log: LogPort, topic: string): Promise<LogRecord[]> {
+/** every record of a topic, in offset order per partition */
+export async function readAll(log: LogPort, topic: string): Promise<LogRecord[]> {
   const out: LogRecord[] = [];
   const from: Positions = {};
   for (;;) {
@@ -92,7 +93,7 @@ export async function auditServedQuotes(log: LogPort, opts: AuditOptions = {}): 
       state = undefined;
       continue;
     }
-    const outcome = quoteOn(state.projection, { ...q.request }, opts.maxHops ?? 5);
+    const outcome = quoteOn(state.projection, { ...q.request }, opts.maxHops ?? 5, q.fee ?? null);
     const recomputed: Record<string, unknown> = 'quote' in outcome ? { ...outcome.quote } : { error: outcome.error };
     const differences: NonNullable<AuditEntry['differences']> = [];
     const servedFields = q.response as unknown as Record<string, unknown>;

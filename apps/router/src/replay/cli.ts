@@ -2,8 +2,10 @@
  * npm run replay -- <command> [options]   (reads the log named by LOG_DRIVER / DATA_DIR / KAFKA_*)
  *
  *   quote  --inputMint M --outputMint M --amount N --swapMode ExactIn|ExactOut [--slippageBps B]
- *          [--at-slot S | --at-position P:O[,P:O]]
- *          the quote the router would have served on the state at that point (default: the end)
+ *          [--at-slot S | --at-position P:O[,P:O]] [--feeBps F [--feeRoutes all|multi-hop]]
+ *          the quote the router would have served on the state at that point (default: the end),
+ *          the aggregator fee included as FEE_BPS / FEE_ROUTES configure it (--feeBps overrides;
+ *          0: none)
  *   state  [--at-slot S | --at-position P:O] [--pool ADDRESS]
  *          projection summary at that point; with --pool, that pool's market entry and the raw
  *          accounts (address, owner, slot, bytes as base64) it was built from
@@ -13,7 +15,8 @@
  *
  * Output is JSON on stdout; errors go to stderr with exit code 2.
  */
-import { loadConfig } from '../../../../libs/config/src/config';
+import { loadConfig, type AppConfig } from '../../../../libs/config/src/config';
+import { aggregatorFeeOf, type FeeSchedule } from '../quote/aggregator-fee';
 import { createLog } from '../../../../libs/log/src/create-log';
 import type { LogPort } from '../../../../libs/log/src/log.port';
 import { isPublicKey } from '../../../../libs/solana/src/base58';
@@ -53,7 +56,21 @@ function need(args: Args, name: string): string {
   return v;
 }
 
-async function run(log: LogPort, command: string, args: Args, maxHops: number): Promise<number> {
+/** the aggregator fee of a replayed quote: --feeBps / --feeRoutes, else the configuration's */
+function feeOf(args: Args, config: AppConfig): FeeSchedule | null {
+  if (args.feeBps === undefined) {
+    if (args.feeRoutes !== undefined) throw new ReplayError('--feeRoutes needs --feeBps');
+    const fee = aggregatorFeeOf(config);
+    return fee === null ? null : { bps: fee.bps, routes: fee.routes };
+  }
+  if (!/^\d+$/.test(args.feeBps) || Number(args.feeBps) > 1000) throw new ReplayError('--feeBps must be an integer from 0 to 1000');
+  const routes = args.feeRoutes ?? 'all';
+  if (routes !== 'all' && routes !== 'multi-hop') throw new ReplayError('--feeRoutes must be all or multi-hop');
+  return Number(args.feeBps) === 0 ? null : { bps: Number(args.feeBps), routes };
+}
+
+async function run(log: LogPort, command: string, args: Args, config: AppConfig): Promise<number> {
+  const maxHops = config.maxHops;
   switch (command) {
     case 'quote': {
       const r = await replayProjection(log, pointOf(args));
@@ -63,7 +80,7 @@ async function run(log: LogPort, command: string, args: Args, maxHops: number): 
         amount: need(args, 'amount'),
         swapMode: need(args, 'swapMode'),
         slippageBps: args.slippageBps,
-      }, maxHops);
+      }, maxHops, feeOf(args, config));
       console.log(JSON.stringify({ replayedTo: { position: r.position, slot: r.projection.slot, records: r.records }, ...result }, null, 2));
       return 'error' in result ? 1 : 0;
     }
@@ -101,7 +118,7 @@ async function main(): Promise<void> {
     const { command, args } = parseArgs(process.argv.slice(2));
     const config = loadConfig();
     log = createLog(config);
-    process.exitCode = await run(log, command, args, config.maxHops);
+    process.exitCode = await run(log, command, args, config);
   } catch (e) {
     console.error(`replay: ${(e as Error).message}`);
     process.exitCode = 2;

@@ -7,6 +7,7 @@ import { RouteError } from '../../../../libs/amm/src/routing/route-search';
 import type { Projection } from '../projection/projection';
 import { computeQuote } from '../quote/quote.service';
 import type { QuoteResponse } from '../quote/quote-response';
+import type { FeeSchedule } from '../quote/aggregator-fee';
 
 export interface RawQuoteParams {
   inputMint: string;
@@ -20,7 +21,8 @@ export type QuoteOutcome = { quote: QuoteResponse } | { error: string };
 
 const U64_MAX = (1n << 64n) - 1n;
 
-export function quoteOn(projection: Projection, p: RawQuoteParams, maxHops = 5): QuoteOutcome {
+/** `fee`: the aggregator fee to include (a quotes-served record's, or a replay's --feeBps / --feeRoutes) */
+export function quoteOn(projection: Projection, p: RawQuoteParams, maxHops = 5, fee: FeeSchedule | null = null): QuoteOutcome {
   if (!isPublicKey(p.inputMint)) return { error: 'invalid inputMint' };
   if (!isPublicKey(p.outputMint)) return { error: 'invalid outputMint' };
   if (!/^[1-9][0-9]*$/.test(p.amount) || BigInt(p.amount) > U64_MAX) return { error: 'invalid amount' };
@@ -33,6 +35,8 @@ export function quoteOn(projection: Projection, p: RawQuoteParams, maxHops = 5):
         projection,
         { inputMint: p.inputMint, outputMint: p.outputMint, amount: BigInt(p.amount), swapMode: p.swapMode, slippageBps: slippage },
         maxHops,
+        {},
+        fee,
       ),
     };
   } catch (e) {

@@ -16,7 +16,9 @@ import { MINTS, PROGRAM_IDS } from '../../../../libs/solana/src/programs';
 import { decodePumpGlobal, encodePumpGlobal, pumpGlobalAddress } from '../../../../libs/solana/src/pump-fun';
 import { decodePumpAmmGlobalConfig, encodePumpAmmGlobalConfig, pumpAmmGlobalConfigAddress } from '../../../../libs/solana/src/pump-amm';
 import { associatedTokenAddress } from '../../../../libs/solana/src/instructions/common';
-import { buildSwap, MissingPoolDataError, shareOut, type AggregatorFee } from './swap-builder';
+import { buildSwap, MissingPoolDataError, shareOut } from './swap-builder';
+import type { AggregatorFee } from '../quote/aggregator-fee';
+import { buildQuoteResponse } from '../quote/quote-response';
 import { compileTransaction, PACKET_DATA_SIZE } from './transaction';
 import { SimChain, TOKEN_ACCOUNT_RENT } from '../chain/sim-chain';
 
@@ -156,6 +158,52 @@ describe('buildSwap', () => {
     expect(ex.error).toBe('');
     expect(chain.tokenAccount(projection, associatedTokenAddress(wallet, route.outputMint))!.amount).toBe(built.amountOut);
     expect(chain.tokenAccount(projection, associatedTokenAddress(feeWallet, route.outputMint))!.amount).toBe(built.feeAmount);
+  });
+
+  it('the quote of a route reports the amounts and bound /swap builds for it, the aggregator fee included', () => {
+    const wallet = Keypair.generate().publicKey.toBase58();
+    const feeWallet = Keypair.generate().publicKey.toBase58();
+    let compared = 0;
+    for (const mode of ['ExactIn', 'ExactOut'] as const) {
+      for (const hops of [1, 2, 3]) {
+        const route = routeWithHops(hops, mode);
+        for (const fee of [null, { bps: 30, wallet: feeWallet, routes: 'all' as const }, { bps: 25, wallet: feeWallet, routes: 'multi-hop' as const }]) {
+          for (const slippageBps of [0, 50, 300]) {
+            const built = build(route, wallet, slippageBps, fee);
+            const q = buildQuoteResponse(route, { slippageBps, contextSlot: projection.slot, logPosition: {}, fee });
+            expect([q.amountIn, q.amountOut, q.otherAmountThreshold]).toEqual([built.amountIn, built.amountOut, built.otherAmountThreshold].map(String));
+            // the fee moves the user's side only: the route's own side is the quote's
+            if (fee !== null && (fee.routes === 'all' || hops > 1)) {
+              expect(built.feeAmount).toBeGreaterThan(0n);
+              if (mode === 'ExactIn') expect(BigInt(q.amountOut)).toBe(route.amountOut - built.feeAmount);
+              else expect(BigInt(q.amountIn)).toBe(route.amountIn + built.feeAmount);
+            } else {
+              expect(built.feeAmount).toBe(0n);
+              expect([q.amountIn, q.amountOut]).toEqual([route.amountIn, route.amountOut].map(String));
+            }
+            compared++;
+          }
+        }
+      }
+    }
+    expect(compared).toBe(2 * 3 * 3 * 3);
+  });
+
+  it('aggregator fee on ExactOut: added to the input, paid to the fee wallet; the user receives exactly the amount', () => {
+    const route = routeWithHops(2, 'ExactOut');
+    const wallet = Keypair.generate().publicKey.toBase58();
+    const feeWallet = Keypair.generate().publicKey.toBase58();
+    const built = build(route, wallet, 100, { bps: 40, wallet: feeWallet, routes: 'all' });
+    expect(built.feeAmount).toBe((route.amountIn * 40n) / 10000n);
+    expect(built.amountIn).toBe(route.amountIn + built.feeAmount);
+    const chain = new SimChain();
+    chain.fund(projection, wallet, null, 10n ** 9n);
+    chain.fund(projection, wallet, route.inputMint, built.amountIn);
+    const ex = chain.execute(projection, compile(chain, wallet, built.instructions), projection.slot, true);
+    expect(ex.error).toBe('');
+    expect(chain.tokenAccount(projection, associatedTokenAddress(wallet, route.outputMint))!.amount).toBe(route.amountOut);
+    expect(chain.tokenAccount(projection, associatedTokenAddress(wallet, route.inputMint))!.amount).toBe(0n);
+    expect(chain.tokenAccount(projection, associatedTokenAddress(feeWallet, route.inputMint))!.amount).toBe(built.feeAmount);
   });
 
   it('SOL input is wrapped and the wrapped account closed: lamports move by amountIn + fee + new ATAs rent', () => {

@@ -28,12 +28,10 @@
  * the output mint (ExactIn) or out of the input mint (ExactOut) share the bound in proportion to
  * their quoted amounts (floor, the last takes the remainder), so the shares add up to the bound.
  *
- * Aggregator fee (when configured for the route): ExactIn takes it from the output,
- * fee = floor(grossOut × feeBps / 10000), amountOut = grossOut − fee, minAmountOut =
- * floor(amountOut × (10000 − slippageBps) / 10000) and the last hops must produce
- * minAmountOut + fee; ExactOut takes it from the input, fee = floor(routeIn × feeBps / 10000),
- * amountIn = routeIn + fee, maxAmountIn = ceil(routeIn × (10000 + slippageBps) / 10000) + fee.
- * It is a fixed amount paid by a transfer in the same transaction (TransferChecked to the fee
+ * Aggregator fee (when configured for the route; amounts and bound from quote/aggregator-fee.ts,
+ * as the quote reports them): ExactIn takes it from the output and the last hops must produce
+ * minAmountOut + fee; ExactOut adds it to the input and the first hops may pay at most
+ * maxAmountIn − fee. It is a fixed amount paid by a transfer in the same transaction (TransferChecked to the fee
  * wallet's ATA, created idempotently; a System transfer when the fee is in native SOL).
  */
 import type { TransactionInstruction } from '@solana/web3.js';
@@ -47,6 +45,7 @@ import { initializedTickArraysFrom, prepareBitmaps } from '../../../../libs/amm/
 import { AmmV4Pool } from '../../../../libs/amm/src/programs/raydium-amm-v4/pool';
 import { PumpAmmPool } from '../../../../libs/amm/src/programs/pump-amm/pool';
 import { PumpFunCurve } from '../../../../libs/amm/src/programs/pump-fun/pool';
+import { chargeRoute, type AggregatorFee } from '../quote/aggregator-fee';
 import { MINTS, PROGRAM_IDS } from '../../../../libs/solana/src/programs';
 import { whirlpoolOracleAddress, whirlpoolTickArrayAddress } from '../../../../libs/solana/src/orca-whirlpool';
 import { clmmBitmapExtensionAddress, clmmTickArrayAddress } from '../../../../libs/solana/src/raydium-clmm';
@@ -72,21 +71,10 @@ import {
   type SwapDirection,
 } from '../../../../libs/solana/src/instructions/programs';
 
-const BPS = 10_000n;
-
 /** Raw accounts and mint decimals, as the projection holds them. */
 export interface AccountSource {
   account(address: string): { owner: string; data: Buffer } | undefined;
   decimals(mint: string): number | undefined;
-}
-
-export type FeeRoutes = 'all' | 'multi-hop';
-
-export interface AggregatorFee {
-  bps: number;
-  wallet: string;
-  /** which routes pay it: every route, or only multi-hop / split routes */
-  routes: FeeRoutes;
 }
 
 export interface SwapBuildRequest {
@@ -156,10 +144,6 @@ export const COMPUTE_UNITS = {
   } as Record<string, number>,
 } as const;
 
-function ceilDiv(a: bigint, b: bigint): bigint {
-  return (a + b - 1n) / b;
-}
-
 /** Split `total` over legs in proportion to `weights` (floor; the last leg takes the remainder, capped at its weight when `cap`). */
 export function shareOut(total: bigint, weights: bigint[], sum: bigint): bigint[] {
   const out: bigint[] = [];
@@ -201,11 +185,6 @@ function nativeSolHop(pool: Pool): boolean {
   return pool instanceof PumpFunCurve;
 }
 
-function feeApplies(fee: AggregatorFee | null, multiHop: boolean): boolean {
-  if (fee === null || fee.bps <= 0) return false;
-  return fee.routes === 'all' || multiHop;
-}
-
 export function buildSwap(req: SwapBuildRequest, src: AccountSource): BuiltSwap {
   const route = req.route;
   const edges = route.hops;
@@ -217,36 +196,19 @@ export function buildSwap(req: SwapBuildRequest, src: AccountSource): BuiltSwap 
     if (!produced.has(e.inputMint)) throw new BuildError(`hop through ${e.pool.address} spends ${e.inputMint} before any hop produces it`);
     produced.add(e.outputMint);
   }
-  const s = BigInt(req.slippageBps);
   const wallet = req.userWallet;
-  const routeIn = route.amountIn;
-  const routeOut = route.amountOut;
   const distinctPath = new Set(edges.map((e) => e.inputMint)).size;
   const isSplit = edges.length > distinctPath;
-  const charge = feeApplies(req.fee, edges.length > 1);
-  const feeBps = charge ? BigInt(req.fee!.bps) : 0n;
+  const { amountIn, amountOut, feeAmount, threshold, maxRouteIn } = chargeRoute(route, req.fee, req.slippageBps);
 
-  let amountIn: bigint;
-  let amountOut: bigint;
-  let feeAmount: bigint;
-  let threshold: bigint;
   // ExactIn: the hops into the output share the minimum output; ExactOut: the hops out of the input share the maximum input
   const outer = edges.map((e, i) => (mode === 'ExactIn' ? e.outputMint === outputMint : e.inputMint === inputMint) ? i : -1).filter((i) => i >= 0);
   const bounds = new Map<number, bigint>();
   if (mode === 'ExactIn') {
-    feeAmount = (routeOut * feeBps) / BPS;
-    amountIn = routeIn;
-    amountOut = routeOut - feeAmount;
-    threshold = (amountOut * (BPS - s)) / BPS;
     const weights = outer.map((i) => edges[i].amountOut);
     const shares = shareOut(threshold + feeAmount, weights, weights.reduce((a, b) => a + b, 0n));
     outer.forEach((i, k) => bounds.set(i, shares[k] > edges[i].amountOut ? edges[i].amountOut : shares[k]));
   } else {
-    feeAmount = (routeIn * feeBps) / BPS;
-    amountIn = routeIn + feeAmount;
-    amountOut = routeOut;
-    const maxRouteIn = ceilDiv(routeIn * (BPS + s), BPS);
-    threshold = maxRouteIn + feeAmount;
     const weights = outer.map((i) => edges[i].amountIn);
     const shares = shareOut(maxRouteIn, weights, weights.reduce((a, b) => a + b, 0n));
     outer.forEach((i, k) => bounds.set(i, shares[k]));

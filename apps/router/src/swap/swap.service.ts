@@ -6,7 +6,8 @@ import { findBestRoute, type SwapMode } from '../../../../libs/amm/src/routing/r
 import { ProjectionService } from '../projection/projection.service';
 import { ApiError, SAME_MINT_ERROR, toApiError } from '../http/api-error';
 import { CHAIN_GATEWAY, type ChainGateway, type SimulationResult } from '../chain/chain-gateway';
-import { buildSwap, MissingPoolDataError, type AggregatorFee, type BuiltSwap } from './swap-builder';
+import { buildSwap, MissingPoolDataError, type BuiltSwap } from './swap-builder';
+import { aggregatorFeeOf, netBest, type AggregatorFee } from '../quote/aggregator-fee';
 import { buildQuoteResponse } from '../quote/quote-response';
 import type { Route } from '../../../../libs/amm/src/routing/route-search';
 import { compileTransaction, LookupTableIndex, type CompiledTransaction } from './transaction';
@@ -43,7 +44,7 @@ export class SwapService {
       lookupTableAddresses: () => this.projections.projection.lookupTableAddresses(),
       account: (a) => this.projections.projection.account(a),
     });
-    this.fee = config.feeBps > 0 && config.feeWallet ? { bps: config.feeBps, wallet: config.feeWallet, routes: config.feeRoutes } : null;
+    this.fee = aggregatorFeeOf(config);
   }
 
   /**
@@ -57,9 +58,11 @@ export class SwapService {
     const projection = this.projections.projection;
     const search = (shape: RouteShape | null): Route => {
       const req = { inputMint: p.inputMint, outputMint: p.outputMint, amount: p.amount, mode: p.swapMode, maxHops: shape?.maxHops ?? this.config.maxHops };
-      if (shape !== null) return findBestRoute(projection, req, shape.options);
+      // as the quote: the best direct route when it nets more after a multi-hop-only fee
+      const best = (): Route => netBest(findBestRoute(projection, req, shape?.options), this.fee, () => findBestRoute(projection, { ...req, maxHops: 1 }, { split: false }));
+      if (shape !== null) return best();
       try {
-        return findBestRoute(projection, req);
+        return best();
       } catch (e) {
         throw toApiError(e) ?? e;
       }

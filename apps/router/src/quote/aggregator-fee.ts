@@ -1,0 +1,108 @@
+/**
+ * The aggregator fee (FEE_BPS, FEE_WALLET, FEE_ROUTES) as every answer reports it: the quote,
+ * /instructions, /swap and the stream's pushes take their amounts and bound from here, so a
+ * quote's amountIn / amountOut / otherAmountThreshold are those of the transaction /swap builds
+ * for the same route (API.md §1: amounts already account for all fees). Plain functions, no Nest.
+ *
+ * ExactIn takes the fee from the output: fee = floor(routeOut × bps / 10000),
+ * amountOut = routeOut − fee, threshold (minimum output) = floor(amountOut × (10000 − s) / 10000).
+ * ExactOut adds it to the input: fee = floor(routeIn × bps / 10000), amountIn = routeIn + fee,
+ * threshold (maximum input) = ceil(routeIn × (10000 + s) / 10000) + fee (the fee is a fixed
+ * transfer, so the slippage tolerance covers the route's input only).
+ */
+import { RouteError, type Route, type SwapMode } from '../../../../libs/amm/src/routing/route-search';
+
+const BPS = 10_000n;
+
+export type FeeRoutes = 'all' | 'multi-hop';
+
+/** what a quote needs of the fee: its rate and the routes that pay it (also in quotes-served records) */
+export interface FeeSchedule {
+  bps: number;
+  /** which routes pay it: every route, or only multi-hop / split routes (more than one hop) */
+  routes: FeeRoutes;
+}
+
+export interface AggregatorFee extends FeeSchedule {
+  /** the recipient of the transfer in /swap and /instructions */
+  wallet: string;
+}
+
+/** The fee a configuration describes, or null when none applies (FEE_BPS 0 or no wallet). */
+export function aggregatorFeeOf(config: { feeBps: number; feeWallet: string | null; feeRoutes: FeeRoutes }): AggregatorFee | null {
+  return config.feeBps > 0 && config.feeWallet ? { bps: config.feeBps, wallet: config.feeWallet, routes: config.feeRoutes } : null;
+}
+
+/** The fee's bps on a route of `hopCount` hops (edges of a split counted each): 0 when it does not apply. */
+export function feeBpsFor(fee: FeeSchedule | null, hopCount: number): number {
+  if (fee === null || fee.bps <= 0) return 0;
+  return fee.routes === 'all' || hopCount > 1 ? fee.bps : 0;
+}
+
+export interface Charged {
+  /** what the user pays (ExactOut: the route's input + fee) */
+  amountIn: bigint;
+  /** what the user receives (ExactIn: the route's output − fee) */
+  amountOut: bigint;
+  feeAmount: bigint;
+  /** ExactIn: minimum output; ExactOut: maximum input, both net of the fee */
+  threshold: bigint;
+  /** ExactOut: the most the route itself may take (threshold − fee); ExactIn: the route's input */
+  maxRouteIn: bigint;
+}
+
+/** The user's amounts, the fee and the slippage bound of a route's exact amounts. */
+export function charge(mode: SwapMode, routeIn: bigint, routeOut: bigint, feeBps: number, slippageBps: number): Charged {
+  const f = BigInt(feeBps);
+  const s = BigInt(slippageBps);
+  if (mode === 'ExactIn') {
+    const feeAmount = (routeOut * f) / BPS;
+    const amountOut = routeOut - feeAmount;
+    return { amountIn: routeIn, amountOut, feeAmount, threshold: (amountOut * (BPS - s)) / BPS, maxRouteIn: routeIn };
+  }
+  const feeAmount = (routeIn * f) / BPS;
+  const maxRouteIn = (routeIn * (BPS + s) + BPS - 1n) / BPS;
+  return { amountIn: routeIn + feeAmount, amountOut: routeOut, feeAmount, threshold: maxRouteIn + feeAmount, maxRouteIn };
+}
+
+/** charge() of a route under a fee configuration */
+export function chargeRoute(route: Route, fee: FeeSchedule | null, slippageBps: number): Charged {
+  return charge(route.mode, route.amountIn, route.amountOut, feeBpsFor(fee, route.hops.length), slippageBps);
+}
+
+/**
+ * The better of two routes for the user, net of the fee (ExactIn: more received; ExactOut: less
+ * paid; a tie keeps `a`). With FEE_ROUTES=multi-hop a direct route can net more than a
+ * multi-hop one that is better before the fee.
+ */
+export function betterNet(a: Route, b: Route, fee: FeeSchedule | null): Route {
+  const na = chargeRoute(a, fee, 0);
+  const nb = chargeRoute(b, fee, 0);
+  if (a.mode === 'ExactIn') return nb.amountOut > na.amountOut ? b : a;
+  return nb.amountIn < na.amountIn ? b : a;
+}
+
+/**
+ * Whether a direct single-pool route could beat `best` net of the fee: only when the fee is
+ * charged on multi-hop routes alone and `best` is one.
+ */
+export function directMayNetMore(best: Route, fee: FeeSchedule | null): boolean {
+  return fee !== null && fee.routes === 'multi-hop' && feeBpsFor(fee, best.hops.length) > 0;
+}
+
+/**
+ * `best`, or the best direct route (`direct()`: a single pool, no split) when that nets the user
+ * more after the fee; `direct()` runs only when it could (directMayNetMore) and a route error of
+ * it (no direct pool, not enough liquidity) keeps `best`.
+ */
+export function netBest(best: Route, fee: FeeSchedule | null, direct: () => Route): Route {
+  if (!directMayNetMore(best, fee)) return best;
+  let d: Route;
+  try {
+    d = direct();
+  } catch (e) {
+    if (e instanceof RouteError) return best;
+    throw e;
+  }
+  return betterNet(best, d, fee);
+}
