@@ -103,16 +103,15 @@ describe('fitRoute', () => {
       // the built swap is the fitted route's, and it cannot beat the unconstrained best
       expect(fitted.built.amountOut).toBe(fitted.route.amountOut);
       expect(fitted.route.amountOut <= best.amountOut).toBe(true);
-      // no looser rung fits: every shape before the chosen one gives a transaction too large (or no route)
+      // no rung's route that fits gives more; one that gives more is too large
       for (const shape of fitLadder(5)) {
-        if (shape.label === fitted.shape!.label) break;
         let r: Route;
         try {
           r = search(shape);
         } catch {
           continue;
         }
-        expect(() => size(build(r))).toThrow(TransactionTooLargeError);
+        if (r.amountOut > fitted.route.amountOut) expect(() => size(build(r))).toThrow(TransactionTooLargeError);
       }
     }
     expect(fits).toBeGreaterThanOrEqual(4);
@@ -149,6 +148,90 @@ describe('fitRoute', () => {
       expect(VersionedTransaction.deserialize(compileTransaction(wallet, fitted.built.instructions, BLOCKHASH, []).bytes).message.header.numRequiredSignatures).toBe(1);
     }
     expect(fits).toBeGreaterThanOrEqual(1);
+  });
+
+  it('serves the best fitting rung, not the first: a tie goes to the earlier rung, a route no better than the served one is not built', () => {
+    const fake = (id: string, amountOut: bigint, mode: 'ExactIn' | 'ExactOut' = 'ExactIn'): Route =>
+      ({ mode, inputMint: 'a', outputMint: 'b', amountIn: 1000n - amountOut, amountOut, hops: [{ pool: { address: id }, inputMint: 'a', outputMint: 'b', amountIn: 1n }] }) as unknown as Route;
+    const ladder: RouteShape[] = ['r1', 'r2', 'r3', 'r4', 'r5'].map((label) => ({ label, options: {} }));
+    // r1 too large, r2 fits (90), r3 fits (95), r4 fits (95: a tie), r5 too large (99)
+    const routes: Record<string, Route> = { best: fake('best', 100n), r1: fake('r1', 98n), r2: fake('r2', 90n), r3: fake('r3', 95n), r4: fake('r4', 95n), r5: fake('r5', 99n) };
+    const fits = new Set(['r2', 'r3', 'r4']);
+    const built: string[] = [];
+    const fitted = fitRoute(
+      (shape) => routes[shape?.label ?? 'best'],
+      (r) => {
+        built.push(r.hops[0].pool.address);
+        return r.hops[0].pool.address;
+      },
+      (b) => {
+        if (!fits.has(b)) throw new TransactionTooLargeError(1300);
+        return 1000;
+      },
+      ladder,
+    );
+    expect(fitted.shape!.label).toBe('r3');
+    expect(fitted.route.amountOut).toBe(95n);
+    expect(built).toEqual(['best', 'r1', 'r2', 'r3', 'r5']);
+    // ExactOut: the least input wins
+    const out: Record<string, Route> = { best: fake('best', 900n, 'ExactOut'), r1: fake('r1', 850n, 'ExactOut'), r2: fake('r2', 880n, 'ExactOut'), r3: fake('r3', 870n, 'ExactOut'), r4: fake('r4', 860n, 'ExactOut'), r5: fake('r5', 800n, 'ExactOut') };
+    const f2 = fitRoute((shape) => out[shape?.label ?? 'best'], (r) => r.hops[0].pool.address, (b) => (fits.has(b) ? 1000 : (() => { throw new TransactionTooLargeError(1300); })()), ladder);
+    expect(f2.shape!.label).toBe('r2'); // amountIn 120, the least among r2 (120), r3 (130), r4 (140)
+    // a caller's comparison (the swap service's: net of the aggregator fee) decides instead
+    const f3 = fitRoute((shape) => routes[shape?.label ?? 'best'], (r) => r.hops[0].pool.address, (b) => (fits.has(b) ? 1000 : (() => { throw new TransactionTooLargeError(1300); })()), ladder, (a, b) => b.amountOut < a.amountOut);
+    expect(f3.shape!.label).toBe('r2');
+  });
+
+  it('with lookup tables, a route over the account limit is served as a split over fewer pools where that beats the best single path that fits', () => {
+    // the market as it runs (lookup tables cover the pools): the limit is the 64 accounts
+    const lt = new SimMarket({ seed: 8, pools: 150, tokens: 30, swapsPerSlot: 4, programs: 'all', lookupTables: true });
+    const p = new Projection();
+    let o = 0;
+    for (const u of lt.genesis()) p.apply({ partition: 0, offset: o++, value: encodePoolUpdate(u) });
+    const tables = new LookupTableIndex({ lookupTableAddresses: () => p.lookupTableAddresses(), account: (a) => p.account(a) });
+    const buildLt = (route: Route): BuiltSwap => buildSwap({ route, userWallet: wallet, slippageBps: 50, fee: null, computeUnitPriceMicroLamports: 0n }, p);
+    const sizeLt = (b: BuiltSwap): number => compileTransaction(wallet, b.instructions, BLOCKHASH, tables.select(wallet, b.instructions)).bytes.length;
+    let over = 0;
+    let splits = 0;
+    let gained = 0;
+    for (const a of lt.tokens.slice(0, 12)) {
+      for (const b of lt.tokens) {
+        if (a === b) continue;
+        const req = { inputMint: a.mint, outputMint: b.mint, amount: BigInt(Math.floor((1000 / a.priceUsd) * 10 ** a.decimals)), mode: 'ExactIn' as const };
+        const search = (shape: RouteShape | null): Route => findBestRoute(p, { ...req, maxHops: shape?.maxHops ?? 5 }, shape?.options ?? {});
+        let fitted;
+        try {
+          fitted = fitRoute(search, buildLt, sizeLt, fitLadder(5));
+        } catch {
+          continue;
+        }
+        if (fitted.shape === null) continue;
+        over++;
+        const tx = VersionedTransaction.deserialize(compileTransaction(wallet, fitted.built.instructions, BLOCKHASH, tables.select(wallet, fitted.built.instructions)).bytes);
+        expect(lockedAccounts(tx.message)).toBeLessThanOrEqual(TRANSACTION_ACCOUNT_LOCK_LIMIT);
+        // never worse than the best single path that fits (a rung of the ladder)
+        let single: Route | undefined;
+        for (const shape of fitLadder(5).filter((x) => x.options.split === false)) {
+          try {
+            const r = search(shape);
+            sizeLt(buildLt(r));
+            single = r;
+            break;
+          } catch {
+            continue;
+          }
+        }
+        if (single !== undefined) expect(fitted.route.amountOut >= single.amountOut).toBe(true);
+        if (fitted.route.hops.length > new Set(fitted.route.hops.map((h) => h.inputMint)).size) {
+          splits++;
+          if (single === undefined || fitted.route.amountOut > single.amountOut) gained++;
+        }
+      }
+    }
+    expect(over).toBeGreaterThanOrEqual(50);
+    // most routes over the limit keep a split (what the old ladder lost by falling back to a single path)
+    expect(splits).toBeGreaterThanOrEqual(over / 3);
+    expect(gained).toBeGreaterThanOrEqual(over / 4);
   });
 
   it('a route that fits is kept as it is', () => {

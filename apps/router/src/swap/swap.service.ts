@@ -7,7 +7,7 @@ import { ProjectionService } from '../projection/projection.service';
 import { ApiError, SAME_MINT_ERROR, toApiError } from '../http/api-error';
 import { CHAIN_GATEWAY, type ChainGateway, type SimulationResult } from '../chain/chain-gateway';
 import { buildSwap, MissingPoolDataError, type BuiltSwap } from './swap-builder';
-import { aggregatorFeeOf, netBest, type AggregatorFee } from '../quote/aggregator-fee';
+import { aggregatorFeeOf, betterNet, netBest, type AggregatorFee } from '../quote/aggregator-fee';
 import { buildQuoteResponse } from '../quote/quote-response';
 import type { Route } from '../../../../libs/amm/src/routing/route-search';
 import { compileTransaction, LookupTableIndex, type CompiledTransaction } from './transaction';
@@ -78,6 +78,7 @@ export class SwapService {
           return c.bytes.length;
         },
         fitLadder(this.config.maxHops),
+        (a, b) => betterNet(a, b, this.fee) === b,
       );
       return { built: fitted.built, compiled: compiledOf.get(fitted.built)! };
     } catch (e) {
