@@ -43,6 +43,7 @@ import { base58Encode, readPubkey, writePubkey } from './base58';
 import { AccountDecodeError } from './decode-error';
 import { PROGRAM_IDS } from './programs';
 import { readBool, readI128, readU128, view, writeI128, writeI32, writeU128, writeU16, writeU64 } from './bytes';
+import { programAddress } from './pda';
 
 export const WHIRLPOOL_SIZE = 653;
 export const WHIRLPOOLS_CONFIG_SIZE = 108;
@@ -705,14 +706,8 @@ export function decodeWhirlpoolLockConfig(data: Uint8Array, owner?: string, addr
 
 // ---------------------------------------------------------------- PDAs
 
-let programKey: PublicKey | undefined;
-function whirlpoolProgram(): PublicKey {
-  return (programKey ??= new PublicKey(PROGRAM_IDS.orcaWhirlpool));
-}
-
 function pda(seeds: (string | Buffer)[]): string {
-  const bytes = seeds.map((s) => (typeof s === 'string' ? Buffer.from(s, 'utf8') : s));
-  return PublicKey.findProgramAddressSync(bytes, whirlpoolProgram())[0].toBase58();
+  return programAddress(PROGRAM_IDS.orcaWhirlpool, seeds);
 }
 
 function key(address: string): Buffer {

@@ -33,6 +33,7 @@ import { PublicKey } from '@solana/web3.js';
 import { readPubkey, writePubkey } from './base58';
 import { AccountDecodeError } from './decode-error';
 import { PROGRAM_IDS } from './programs';
+import { programAddress } from './pda';
 
 /** The pump fees program (owner of FeeConfig accounts; computes the tiered fees). */
 export const PUMP_FEES_PROGRAM_ID = 'pfeeUxB6jkeY1Hxd7CsFCAjcbHA9rWtchMGdZ6VojVZ';
@@ -479,8 +480,7 @@ export function pumpFunAccountType(data: Uint8Array): 'BondingCurve' | 'Global' 
 
 /** the program address of `seeds` (strings as UTF-8) under `programId` (also used by pump-amm) */
 export function pumpPda(programId: string, seeds: (string | Buffer)[]): string {
-  const bytes = seeds.map((s) => (typeof s === 'string' ? Buffer.from(s, 'utf8') : s));
-  return PublicKey.findProgramAddressSync(bytes, new PublicKey(programId))[0].toBase58();
+  return programAddress(programId, seeds);
 }
 
 /** a public key's 32 bytes, as a PDA seed */

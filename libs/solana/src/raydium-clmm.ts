@@ -47,6 +47,7 @@ import { readPubkey, writePubkey } from './base58';
 import { AccountDecodeError } from './decode-error';
 import { PROGRAM_IDS } from './programs';
 import { readBool, readI128, readU128, view, writeI128, writeI32, writeI64, writeU128, writeU64, checkAnchorAccount } from './bytes';
+import { programAddress } from './pda';
 
 export const CLMM_POOL_STATE_SIZE = 1544;
 export const CLMM_AMM_CONFIG_SIZE = 117;
@@ -686,14 +687,8 @@ export const CLMM_SEEDS = {
   bitmapExtension: 'pool_tick_array_bitmap_extension',
 } as const;
 
-let programKey: PublicKey | undefined;
-function clmmProgram(): PublicKey {
-  return (programKey ??= new PublicKey(PROGRAM_IDS.raydiumClmm));
-}
-
 function pda(seeds: (string | Buffer)[]): string {
-  const bytes = seeds.map((s) => (typeof s === 'string' ? Buffer.from(s, 'utf8') : s));
-  return PublicKey.findProgramAddressSync(bytes, clmmProgram())[0].toBase58();
+  return programAddress(PROGRAM_IDS.raydiumClmm, seeds);
 }
 
 function key(address: string): Buffer {

@@ -20,6 +20,7 @@ import { PublicKey } from '@solana/web3.js';
 import { readPubkey, writePubkey } from './base58';
 import { PROGRAM_IDS } from './programs';
 import { readBool, readU64, view, writeU64, checkAnchorAccount } from './bytes';
+import { programAddress } from './pda';
 
 export const CPMM_POOL_STATE_SIZE = 637;
 export const CPMM_AMM_CONFIG_SIZE = 236;
@@ -300,14 +301,8 @@ export const CPMM_SEEDS = {
   observation: 'observation',
 } as const;
 
-let programKey: PublicKey | undefined;
-function cpmmProgram(): PublicKey {
-  return (programKey ??= new PublicKey(PROGRAM_IDS.raydiumCpmm));
-}
-
 function pda(seeds: (string | Buffer)[]): string {
-  const bytes = seeds.map((s) => (typeof s === 'string' ? Buffer.from(s, 'utf8') : s));
-  return PublicKey.findProgramAddressSync(bytes, cpmmProgram())[0].toBase58();
+  return programAddress(PROGRAM_IDS.raydiumCpmm, seeds);
 }
 
 function key(address: string): Buffer {

@@ -8,7 +8,7 @@ import { transferFee, transferFeeInverse, type EpochTransferFee } from '../../..
 import { base58Decode, base58Encode } from '../../../../libs/solana/src/base58';
 import { MINTS, PROGRAM_IDS } from '../../../../libs/solana/src/programs';
 import { EXTENSION_TYPE, encodeTokenAccount } from '../../../../libs/solana/src/spl-token';
-import { findProgramAddress } from './pda';
+import { findProgramAddress } from '../../../../libs/solana/src/pda';
 import type { Prng } from './prng';
 
 export const SIM_SOURCE = 'sim';

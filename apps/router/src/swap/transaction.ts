@@ -7,6 +7,7 @@
 import { AddressLookupTableAccount, PublicKey, TransactionMessage, VersionedTransaction, type MessageV0, type TransactionInstruction } from '@solana/web3.js';
 import { decodeAddressLookupTable, isLookupTableActive } from '../../../../libs/solana/src/address-lookup-table';
 import { PROGRAM_IDS } from '../../../../libs/solana/src/programs';
+import { addressOf } from '../../../../libs/solana/src/instructions/common';
 
 export const PACKET_DATA_SIZE = 1232;
 
@@ -53,8 +54,8 @@ export class TooManyAccountsError extends TransactionTooLargeError {
 export function accountCount(payer: string, instructions: readonly TransactionInstruction[]): number {
   const keys = new Set<string>([payer]);
   for (const ix of instructions) {
-    keys.add(ix.programId.toBase58());
-    for (const k of ix.keys) keys.add(k.pubkey.toBase58());
+    keys.add(addressOf(ix.programId));
+    for (const k of ix.keys) keys.add(addressOf(k.pubkey));
   }
   return keys.size;
 }
@@ -123,9 +124,9 @@ export class LookupTableIndex {
   select(wallet: string, instructions: TransactionInstruction[]): AddressLookupTableAccount[] {
     const tables = this.tables();
     if (tables.length === 0) return [];
-    const programIds = new Set(instructions.map((i) => i.programId.toBase58()));
+    const programIds = new Set(instructions.map((i) => addressOf(i.programId)));
     const wanted = new Set<string>();
-    for (const ix of instructions) for (const k of ix.keys) if (!k.isSigner) wanted.add(k.pubkey.toBase58());
+    for (const ix of instructions) for (const k of ix.keys) if (!k.isSigner) wanted.add(addressOf(k.pubkey));
     wanted.delete(wallet);
     for (const p of programIds) wanted.delete(p);
     const sets = tables.map((t) => this.setOf.get(t) ?? new Set(t.state.addresses.map((a) => a.toBase58())));

@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import { PublicKey, TransactionInstruction, type AccountMeta } from '@solana/web3.js';
 import { PROGRAM_IDS } from '../programs';
+import { programAddress } from '../pda';
 
 const keyCache = new Map<string, PublicKey>();
 
@@ -16,8 +17,24 @@ export function pk(address: string | PublicKey): PublicKey {
     k = new PublicKey(address);
     if (keyCache.size > 100_000) keyCache.clear();
     keyCache.set(address, k);
+    addressCache.set(k, address);
   }
   return k;
+}
+
+const addressCache = new WeakMap<PublicKey, string>();
+
+/**
+ * The base58 address of a key: the string a `pk` key was made from, or toBase58 once per key
+ * object (counting and matching a transaction's accounts would encode every key again).
+ */
+export function addressOf(key: PublicKey): string {
+  let a = addressCache.get(key);
+  if (a === undefined) {
+    a = key.toBase58();
+    addressCache.set(key, a);
+  }
+  return a;
 }
 
 /** writable, not a signer */
@@ -103,7 +120,7 @@ export function associatedTokenAddress(owner: string, mint: string, tokenProgram
   const cacheKey = `${owner}:${mint}:${tokenProgram}`;
   let a = ataCache.get(cacheKey);
   if (a === undefined) {
-    a = PublicKey.findProgramAddressSync([pk(owner).toBuffer(), pk(tokenProgram).toBuffer(), pk(mint).toBuffer()], pk(PROGRAM_IDS.associatedToken))[0].toBase58();
+    a = programAddress(PROGRAM_IDS.associatedToken, [pk(owner).toBuffer(), pk(tokenProgram).toBuffer(), pk(mint).toBuffer()]);
     if (ataCache.size > 100_000) ataCache.clear();
     ataCache.set(cacheKey, a);
   }

@@ -31,6 +31,7 @@ import {
   type PumpBondingCurve,
 } from '../pump-fun';
 import { anchorIxDiscriminator, ArgWriter, associatedTokenAddress, instruction, MEMO_PROGRAM_ID, pk, r, s, sw, w } from './common';
+import { programAddress } from '../pda';
 
 export const SWAP_DISCRIMINATORS = {
   cpmmSwapBaseInput: anchorIxDiscriminator('swap_base_input'),
@@ -317,10 +318,10 @@ export function raydiumAmmV4Swap(a: AmmV4SwapArgs): TransactionInstruction {
 // ---------------------------------------------------------------- PumpSwap AMM
 
 function pumpAmmPda(seeds: Buffer[]): string {
-  return PublicKey.findProgramAddressSync(seeds, pk(PROGRAM_IDS.pumpSwapAmm))[0].toBase58();
+  return programAddress(PROGRAM_IDS.pumpSwapAmm, seeds);
 }
 function pumpFunPda(seeds: Buffer[]): string {
-  return PublicKey.findProgramAddressSync(seeds, pk(PROGRAM_IDS.pumpFun))[0].toBase58();
+  return programAddress(PROGRAM_IDS.pumpFun, seeds);
 }
 const memo = new Map<string, string>();
 function cached(k: string, f: () => string): string {

@@ -1,5 +1,6 @@
 /**
- * Fast program-derived-address search for bulk genesis: the same algorithm as
+ * Fast program-derived-address search (the simulated market's genesis, and every PDA the swap
+ * builder derives, through the memoized `programAddress`): the same algorithm as
  * `PublicKey.findProgramAddressSync` (sha256(seeds || bump || programId || "ProgramDerivedAddress"),
  * bump from 255 down, first hash that is NOT an ed25519 point), with a cheaper on-curve test.
  *
@@ -10,6 +11,7 @@
  * market's own spec checks every derived address against the libs/solana helpers.
  */
 import { createHash } from 'crypto';
+import { base58Decode, base58Encode } from './base58';
 
 const P = (1n << 255n) - 19n;
 // d = -121665 / 121666 mod p
@@ -79,4 +81,40 @@ export function findProgramAddress(seeds: Uint8Array[], programId: Uint8Array): 
     if (!isOnCurve(out)) return [out, bump];
   }
   throw new Error('unable to find a viable program address bump');
+}
+
+const addressCache = new Map<string, string>();
+const ADDRESS_CACHE_LIMIT = 200_000;
+const programKeys = new Map<string, Uint8Array>();
+
+/**
+ * The program address (base58) of `seeds` (strings as UTF-8) under `programId`: the address of
+ * `PublicKey.findProgramAddressSync`, memoized (a pure function of its inputs; the cache is
+ * cleared past 200,000 entries). A swap build derives the same pool, tick-array and vault PDAs
+ * request after request.
+ */
+export function programAddress(programId: string, seeds: ReadonlyArray<string | Uint8Array>): string {
+  const bytes = seeds.map((s) => (typeof s === 'string' ? Buffer.from(s, 'utf8') : s));
+  // hex with the lengths: two seed lists with the same concatenation stay apart
+  let key = programId;
+  for (const b of bytes) key += `:${Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString('hex')}`;
+  let address = addressCache.get(key);
+  if (address === undefined) {
+    let program = programKeys.get(programId);
+    if (program === undefined) {
+      const decoded = base58Decode(programId);
+      if (decoded === null || decoded.length !== 32) throw new Error(`program id ${programId} is not a public key`);
+      program = decoded;
+      programKeys.set(programId, program);
+    }
+    address = base58Encode(findProgramAddress(bytes, program)[0]);
+    if (addressCache.size >= ADDRESS_CACHE_LIMIT) addressCache.clear();
+    addressCache.set(key, address);
+  }
+  return address;
+}
+
+/** entries in programAddress's cache (for tests) */
+export function programAddressCacheSize(): number {
+  return addressCache.size;
 }

@@ -1,6 +1,15 @@
 import { PublicKey } from '@solana/web3.js';
-import { findProgramAddress, isOnCurve } from './pda';
-import { Prng } from './prng';
+import { findProgramAddress, isOnCurve, programAddress, programAddressCacheSize } from './pda';
+import { createHash } from 'crypto';
+
+/** deterministic pseudo-random bytes: sha256 of a counter (the same on every run) */
+class Bytes {
+  private n = 0;
+  constructor(private readonly seed: number) {}
+  bytes(len: number): Buffer {
+    return createHash('sha256').update(`${this.seed}:${this.n++}`).digest().subarray(0, len);
+  }
+}
 
 const P = (1n << 255n) - 19n;
 
@@ -17,7 +26,7 @@ function le(n: bigint, signBit = false): Buffer {
 
 describe('fast PDA search', () => {
   it('isOnCurve agrees with web3.js on random bytes', () => {
-    const r = new Prng(3);
+    const r = new Bytes(3);
     let on = 0;
     for (let i = 0; i < 3000; i++) {
       const b = r.bytes(32);
@@ -47,7 +56,7 @@ describe('fast PDA search', () => {
   });
 
   it('findProgramAddress gives the same address and bump as findProgramAddressSync', () => {
-    const r = new Prng(4);
+    const r = new Bytes(4);
     const program = new PublicKey('CPMMoo8L3F4NbTegBCKVNunggL7H1ZpdTHKxQB5qKP1C');
     for (let i = 0; i < 300; i++) {
       const seeds = [Buffer.from('pool'), r.bytes(32), r.bytes(i % 3 === 0 ? 1 : 32)];
@@ -56,5 +65,23 @@ describe('fast PDA search', () => {
       expect(fast.equals(key.toBuffer())).toBe(true);
       expect(fastBump).toBe(bump);
     }
+  });
+
+  it('programAddress: the base58 address of findProgramAddressSync, memoized by program and seeds', () => {
+    const r = new Bytes(5);
+    const program = 'CAMMCzo5YL8w4VFF8KVHrK22GGUsp5VTaW7grrKgrWqK';
+    for (let i = 0; i < 200; i++) {
+      const seeds = [Buffer.from('tick_array'), r.bytes(32), r.bytes(4)];
+      const expected = PublicKey.findProgramAddressSync(seeds, new PublicKey(program))[0].toBase58();
+      expect(programAddress(program, seeds)).toBe(expected);
+      expect(programAddress(program, seeds)).toBe(expected); // from the cache
+      // strings are UTF-8 seeds
+      expect(programAddress(program, ['tick_array', seeds[1], seeds[2]])).toBe(expected);
+    }
+    // seeds are told apart by their boundaries, not only their concatenation
+    const ab = programAddress(program, [Buffer.from('ab'), Buffer.from('c')]);
+    expect(ab).toBe(PublicKey.findProgramAddressSync([Buffer.from('ab'), Buffer.from('c')], new PublicKey(program))[0].toBase58());
+    expect(programAddress(program, [Buffer.from('a'), Buffer.from('bc')])).toBe(PublicKey.findProgramAddressSync([Buffer.from('a'), Buffer.from('bc')], new PublicKey(program))[0].toBase58());
+    expect(programAddressCacheSize()).toBeGreaterThan(0);
   });
 });
