@@ -1,5 +1,5 @@
 import { HttpStatus, Inject, Injectable, Logger } from '@nestjs/common';
-import { VersionedTransaction } from '@solana/web3.js';
+import { VersionedTransaction, type AddressLookupTableAccount } from '@solana/web3.js';
 import { APP_CONFIG } from '../../../../libs/config/src/config.module';
 import type { AppConfig } from '../../../../libs/config/src/config';
 import { findBestRoute, type SwapMode } from '../../../../libs/amm/src/routing/route-search';
@@ -10,7 +10,7 @@ import { buildSwap, MissingPoolDataError, type BuiltSwap } from './swap-builder'
 import { aggregatorFeeOf, betterNet, netBest, type AggregatorFee } from '../quote/aggregator-fee';
 import { buildQuoteResponse } from '../quote/quote-response';
 import type { Route } from '../../../../libs/amm/src/routing/route-search';
-import { compileTransaction, LookupTableIndex, type CompiledTransaction } from './transaction';
+import { compileTransaction, LookupTableIndex, measureTransaction, type CompiledTransaction } from './transaction';
 import { fitLadder, fitRoute, NoFittingRouteError, type RouteShape } from './fit';
 import { setComputeUnitLimit } from '../../../../libs/solana/src/instructions/system-token';
 import { PROGRAM_IDS } from '../../../../libs/solana/src/programs';
@@ -67,20 +67,22 @@ export class SwapService {
         throw toApiError(e) ?? e;
       }
     };
-    const compiledOf = new Map<BuiltSwap, CompiledTransaction>();
+    // the ladder measures each candidate without compiling it (measureTransaction: the size web3.js
+    // would compile, checked against it); only the route served is compiled
+    const tablesOf = new Map<BuiltSwap, AddressLookupTableAccount[]>();
     try {
       const fitted = fitRoute(
         search,
         (route) => this.buildRoute(route, p),
         (built) => {
-          const c = compileTransaction(p.userWallet, built.instructions, blockhash, this.tables.select(p.userWallet, built.instructions));
-          compiledOf.set(built, c);
-          return c.bytes.length;
+          const tables = this.tables.select(p.userWallet, built.instructions);
+          tablesOf.set(built, tables);
+          return measureTransaction(p.userWallet, built.instructions, tables.map((t) => this.tables.addressSet(t)));
         },
         fitLadder(this.config.maxHops),
         (a, b) => betterNet(a, b, this.fee) === b,
       );
-      return { built: fitted.built, compiled: compiledOf.get(fitted.built)! };
+      return { built: fitted.built, compiled: compileTransaction(p.userWallet, fitted.built.instructions, blockhash, tablesOf.get(fitted.built)!) };
     } catch (e) {
       if (e instanceof ApiError || e instanceof NoFittingRouteError) throw e;
       if (e instanceof MissingPoolDataError) {

@@ -121,6 +121,11 @@ export class LookupTableIndex {
     return out;
   }
 
+  /** the addresses a table returned by `tables` / `select` holds */
+  addressSet(table: AddressLookupTableAccount): ReadonlySet<string> {
+    return this.setOf.get(table) ?? new Set(table.state.addresses.map((a) => a.toBase58()));
+  }
+
   select(wallet: string, instructions: TransactionInstruction[]): AddressLookupTableAccount[] {
     const tables = this.tables();
     if (tables.length === 0) return [];
@@ -129,7 +134,7 @@ export class LookupTableIndex {
     for (const ix of instructions) for (const k of ix.keys) if (!k.isSigner) wanted.add(addressOf(k.pubkey));
     wanted.delete(wallet);
     for (const p of programIds) wanted.delete(p);
-    const sets = tables.map((t) => this.setOf.get(t) ?? new Set(t.state.addresses.map((a) => a.toBase58())));
+    const sets = tables.map((t) => this.addressSet(t));
     const chosen: AddressLookupTableAccount[] = [];
     for (;;) {
       let best = -1;
@@ -180,6 +185,62 @@ export function transactionSize(message: MessageV0): number {
     n += 32 + shortvec(l.writableIndexes.length) + l.writableIndexes.length + shortvec(l.readonlyIndexes.length) + l.readonlyIndexes.length;
   }
   return n;
+}
+
+/**
+ * The serialized size of the version-0 transaction compileTransaction would make of these
+ * instructions and lookup tables, without compiling it (web3.js's compile matches every key
+ * against every table address): the same key rules as web3.js's compileToV0Message (the payer
+ * signs and is writable; a key's flags are the OR over the instructions; a key loads from the
+ * first table, in the given order, that holds it unless it signs or is an invoked program id; a
+ * table from which no key loads is left out), then the wire layout of transactionSize. Throws
+ * TooManyAccountsError past the 64-account lock limit and TransactionTooLargeError past 1232
+ * bytes, as compileTransaction does; `transaction.spec.ts` checks it against compileTransaction.
+ */
+export function measureTransaction(wallet: string, instructions: readonly TransactionInstruction[], tables: readonly ReadonlySet<string>[]): number {
+  const SIGNER = 1;
+  const WRITABLE = 2;
+  const INVOKED = 4;
+  const flags = new Map<string, number>([[wallet, SIGNER | WRITABLE]]);
+  let ixBytes = shortvec(instructions.length);
+  for (const ix of instructions) {
+    const program = addressOf(ix.programId);
+    flags.set(program, (flags.get(program) ?? 0) | INVOKED);
+    for (const k of ix.keys) {
+      const a = addressOf(k.pubkey);
+      flags.set(a, (flags.get(a) ?? 0) | (k.isSigner ? SIGNER : 0) | (k.isWritable ? WRITABLE : 0));
+    }
+    ixBytes += 1 + shortvec(ix.keys.length) + ix.keys.length + shortvec(ix.data.length) + ix.data.length;
+  }
+  if (flags.size > TRANSACTION_ACCOUNT_LOCK_LIMIT) throw new TooManyAccountsError(flags.size);
+  let signers = 0;
+  const loadable: string[] = [];
+  for (const [a, f] of flags) {
+    if (f & SIGNER) signers++;
+    else if (!(f & INVOKED)) loadable.push(a);
+  }
+  let statics = flags.size;
+  let lookups = 0;
+  let lookupBytes = 0;
+  let left = loadable;
+  for (const table of tables) {
+    let writable = 0;
+    let readonly = 0;
+    const rest: string[] = [];
+    for (const a of left) {
+      if (!table.has(a)) rest.push(a);
+      else if (flags.get(a)! & WRITABLE) writable++;
+      else readonly++;
+    }
+    if (writable + readonly === 0) continue;
+    lookups++;
+    statics -= writable + readonly;
+    lookupBytes += 32 + shortvec(writable) + writable + shortvec(readonly) + readonly;
+    left = rest;
+  }
+  const size = shortvec(signers) + 64 * signers + 1 + 3 + shortvec(statics) + 32 * statics + 32 + ixBytes + shortvec(lookups) + lookupBytes;
+  if (size > PACKET_DATA_SIZE) throw new TransactionTooLargeError(size);
+  return size;
 }
 
 /**
