@@ -3,7 +3,13 @@
  * compileToV0Message and serialize): the same size, or the same error, for the swaps of the
  * simulated market with and without lookup tables, and for hand-made edge cases.
  */
+import fc from 'fast-check';
 import { AddressLookupTableAccount, Keypair, PublicKey, TransactionInstruction } from '@solana/web3.js';
+import { PROGRAM_IDS } from '../../../../libs/solana/src/programs';
+import { encodeAddressLookupTable, LOOKUP_TABLE_ACTIVE } from '../../../../libs/solana/src/address-lookup-table';
+
+const encodeLookupTable = (addresses: string[]): Buffer =>
+  encodeAddressLookupTable({ deactivationSlot: LOOKUP_TABLE_ACTIVE, lastExtendedSlot: 0n, lastExtendedSlotStartIndex: 0, authority: null, addresses });
 import { SimMarket } from '../../../ingestor/src/sim/market';
 import { Projection } from '../projection/projection';
 import { encodePoolUpdate } from '../../../../libs/contracts/src/pool-update';
@@ -92,5 +98,48 @@ describe('measureTransaction', () => {
     // over the lock limit: the same count, whatever the tables
     const wide = [ix(Array.from({ length: 70 }, (): [PublicKey, boolean, boolean] => [Keypair.generate().publicKey, false, false]))];
     expect(both(wallet.toBase58(), wide, [], [])).toEqual(['accounts 72', 'accounts 72']);
+  });
+
+  it('LookupTableIndex.select: the greedy cover (most covered first, the first of equals, at least two), as a from-scratch recount picks it', () => {
+    const pool = Array.from({ length: 60 }, () => Keypair.generate().publicKey);
+    const wallet = Keypair.generate().publicKey.toBase58();
+    const program = pool[0];
+    fc.assert(
+      fc.property(
+        fc.array(fc.uniqueArray(fc.integer({ min: 0, max: 59 }), { maxLength: 30 }), { minLength: 1, maxLength: 8 }),
+        fc.uniqueArray(fc.integer({ min: 1, max: 59 }), { minLength: 1, maxLength: 40 }),
+        (tableKeys, used) => {
+          const accounts = new Map<string, { owner: string; data: Buffer }>();
+          const addresses = tableKeys.map((keys) => {
+            const address = Keypair.generate().publicKey.toBase58();
+            accounts.set(address, { owner: PROGRAM_IDS.addressLookupTable, data: encodeLookupTable(keys.map((k) => pool[k].toBase58())) });
+            return address;
+          });
+          const index = new LookupTableIndex({ lookupTableAddresses: () => addresses, account: (a) => accounts.get(a) });
+          const ixs = [new TransactionInstruction({ programId: program, keys: used.map((k) => ({ pubkey: pool[k], isSigner: false, isWritable: k % 2 === 0 })), data: Buffer.alloc(1) })];
+          // reference: recount every table against what is still wanted, each round
+          const tables = index.tables();
+          const wanted = new Set(used.map((k) => pool[k].toBase58()));
+          wanted.delete(program.toBase58());
+          const expected: string[] = [];
+          for (;;) {
+            let best = -1;
+            let bestCover = 1;
+            tables.forEach((t, i) => {
+              const c = [...wanted].filter((a) => index.addressSet(t).has(a)).length;
+              if (c > bestCover) {
+                best = i;
+                bestCover = c;
+              }
+            });
+            if (best < 0) break;
+            expected.push(tables[best].key.toBase58());
+            for (const a of index.addressSet(tables[best])) wanted.delete(a);
+          }
+          expect(index.select(wallet, ixs).map((t) => t.key.toBase58())).toEqual(expected);
+        },
+      ),
+      { numRuns: 200 },
+    );
   });
 });

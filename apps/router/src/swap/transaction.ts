@@ -126,31 +126,55 @@ export class LookupTableIndex {
     return this.setOf.get(table) ?? new Set(table.state.addresses.map((a) => a.toBase58()));
   }
 
+  /** which of `tables` (by position) hold each address; rebuilt only when the list of tables changes */
+  private holders: { tables: AddressLookupTableAccount[]; of: Map<string, number[]> } | undefined;
+
+  private holdersOf(tables: AddressLookupTableAccount[]): Map<string, number[]> {
+    const h = this.holders;
+    if (h !== undefined && h.tables.length === tables.length && h.tables.every((t, i) => t === tables[i])) return h.of;
+    const of = new Map<string, number[]>();
+    tables.forEach((t, i) => {
+      for (const a of this.addressSet(t)) {
+        const list = of.get(a);
+        if (list === undefined) of.set(a, [i]);
+        else list.push(i);
+      }
+    });
+    this.holders = { tables, of };
+    return of;
+  }
+
   select(wallet: string, instructions: TransactionInstruction[]): AddressLookupTableAccount[] {
     const tables = this.tables();
     if (tables.length === 0) return [];
+    const holders = this.holdersOf(tables);
     const programIds = new Set(instructions.map((i) => addressOf(i.programId)));
     const wanted = new Set<string>();
     for (const ix of instructions) for (const k of ix.keys) if (!k.isSigner) wanted.add(addressOf(k.pubkey));
     wanted.delete(wallet);
     for (const p of programIds) wanted.delete(p);
-    const sets = tables.map((t) => this.addressSet(t));
+    // how many wanted addresses each table covers, kept as tables are chosen (the greedy cover:
+    // the table covering most, the first of equals; at least two)
+    const cover = new Int32Array(tables.length);
+    for (const a of wanted) for (const t of holders.get(a) ?? []) cover[t]++;
     const chosen: AddressLookupTableAccount[] = [];
     for (;;) {
       let best = -1;
       let bestCover = 1;
       for (let i = 0; i < tables.length; i++) {
-        if (chosen.includes(tables[i])) continue;
-        let c = 0;
-        for (const a of wanted) if (sets[i].has(a)) c++;
-        if (c > bestCover) {
+        if (cover[i] > bestCover) {
           best = i;
-          bestCover = c;
+          bestCover = cover[i];
         }
       }
       if (best < 0) break;
       chosen.push(tables[best]);
-      for (const a of sets[best]) wanted.delete(a);
+      const set = this.addressSet(tables[best]);
+      for (const a of [...wanted]) {
+        if (!set.has(a)) continue;
+        wanted.delete(a);
+        for (const t of holders.get(a)!) cover[t]--;
+      }
     }
     return chosen;
   }
