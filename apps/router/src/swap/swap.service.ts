@@ -53,7 +53,7 @@ export class SwapService {
    * as for quote; `missing pool data` / `<buildError>` (500) otherwise; a NoFittingRouteError
    * when no route fits (in 1232 bytes and 64 accounts).
    */
-  private build(p: SwapParams, buildError: string, blockhash: string): { built: BuiltSwap; compiled: CompiledTransaction } {
+  private build(p: SwapParams, buildError: string, blockhash: string | null): { built: BuiltSwap; tables: AddressLookupTableAccount[]; compiled: CompiledTransaction | null } {
     if (p.inputMint === p.outputMint) throw new ApiError(HttpStatus.BAD_REQUEST, SAME_MINT_ERROR);
     const projection = this.projections.projection;
     const search = (shape: RouteShape | null): Route => {
@@ -82,7 +82,8 @@ export class SwapService {
         fitLadder(this.config.maxHops),
         (a, b) => betterNet(a, b, this.fee) === b,
       );
-      return { built: fitted.built, compiled: compileTransaction(p.userWallet, fitted.built.instructions, blockhash, tablesOf.get(fitted.built)!) };
+      const tables = tablesOf.get(fitted.built)!;
+      return { built: fitted.built, tables, compiled: blockhash === null ? null : compileTransaction(p.userWallet, fitted.built.instructions, blockhash, tables) };
     } catch (e) {
       if (e instanceof ApiError || e instanceof NoFittingRouteError) throw e;
       if (e instanceof MissingPoolDataError) {
@@ -117,14 +118,15 @@ export class SwapService {
    */
   instructions(p: SwapParams): InstructionsResult {
     let built: BuiltSwap;
+    let tables: AddressLookupTableAccount[];
     try {
-      built = this.build(p, 'failed to build instructions', MEASURE_BLOCKHASH).built;
+      ({ built, tables } = this.build(p, 'failed to build instructions', null));
     } catch (e) {
       if (!(e instanceof NoFittingRouteError)) throw e;
       built = (e as NoFittingRouteError<BuiltSwap>).best;
+      tables = this.tables.select(p.userWallet, built.instructions);
     }
-    const tables = this.tables.select(p.userWallet, built.instructions).map((t) => t.key.toBase58());
-    return instructionsResult(built, tables);
+    return instructionsResult(built, tables.map((t) => t.key.toBase58()));
   }
 
   async swap(p: SwapParams & { skipSimulation: boolean }): Promise<SwapResult> {
@@ -139,7 +141,9 @@ export class SwapService {
     let built: BuiltSwap;
     let compiled: CompiledTransaction;
     try {
-      ({ built, compiled } = this.build(p, 'failed to build transaction', latest.blockhash));
+      const b = this.build(p, 'failed to build transaction', latest.blockhash);
+      built = b.built;
+      compiled = b.compiled!;
     } catch (e) {
       if (e instanceof NoFittingRouteError) {
         // the API's error text exactly; the reason goes to the log
@@ -206,5 +210,3 @@ function isComputeBudgetExceeded(s: SimulationResult): boolean {
   return /ComputationalBudgetExceeded|exceeded CUs meter/.test(s.error + '\n' + s.logs.join('\n'));
 }
 
-/** any 32-byte blockhash gives the same size: /instructions measures with this one */
-const MEASURE_BLOCKHASH = '11111111111111111111111111111111';
