@@ -26,7 +26,7 @@ import { decodeQuoteServed } from '../libs/contracts/src/quotes-served';
 import { encodePoolUpdate } from '../libs/contracts/src/pool-update';
 import { TOPICS } from '../libs/contracts/src/topics';
 import { EmbeddedLog } from '../libs/log/src/embedded/embedded-log';
-import { listenApp } from './support/app';
+import { closeApp, listenApp } from './support/app';
 import { NO_RATE_LIMIT } from './support/config';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -68,9 +68,7 @@ describe('aggregator fee e2e (FEE_BPS=30, FEE_ROUTES=multi-hop)', () => {
   });
 
   afterAll(async () => {
-    await app?.close();
-    await log?.close();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await closeApp(app, log, dir);
   });
 
   /** quote requests over the market's pairs, both modes, about $50 */

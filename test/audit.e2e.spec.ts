@@ -16,7 +16,7 @@ import { ProjectionService } from '../apps/router/src/projection/projection.serv
 import { auditServedQuotes } from '../apps/router/src/replay/audit';
 import { RouterModule } from '../apps/router/src/router.module';
 import { loadConfig } from '../libs/config/src/config';
-import { listenApp } from './support/app';
+import { closeApp, listenApp } from './support/app';
 import { NO_RATE_LIMIT } from './support/config';
 import { encodePoolUpdate, type PoolUpdate } from '../libs/contracts/src/pool-update';
 import { decodeQuoteServed, encodeQuoteServed } from '../libs/contracts/src/quotes-served';
@@ -95,9 +95,7 @@ describe('replay and audit', () => {
   });
 
   afterAll(async () => {
-    await app?.close();
-    await log?.close();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await closeApp(app, log, dir);
   });
 
   it('served quotes at different log positions', () => {

@@ -15,7 +15,7 @@ import { SimMarket } from '../apps/ingestor/src/sim/market';
 import { ProjectionService } from '../apps/router/src/projection/projection.service';
 import { RouterModule } from '../apps/router/src/router.module';
 import { StreamModule } from '../apps/stream/src/stream.module';
-import { listenApp } from './support/app';
+import { closeApp, listenApp } from './support/app';
 import { loadConfig } from '../libs/config/src/config';
 import { encodePoolUpdate } from '../libs/contracts/src/pool-update';
 import { TOPICS } from '../libs/contracts/src/topics';
@@ -83,9 +83,7 @@ describe('HTTP limits e2e (all-in-one: REST and stream on one port)', () => {
   });
 
   afterAll(async () => {
-    await app?.close();
-    await log?.close();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await closeApp(app, log, dir);
   });
 
   it('REST: a burst over the per-second window gets 429 with the envelope and Retry-After; a second later the client may go on', async () => {

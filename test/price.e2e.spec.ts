@@ -15,7 +15,7 @@ import { RouterModule } from '../apps/router/src/router.module';
 import { PriceOracle, type PriceRecord } from '../libs/amm/src/pricing/price-oracle';
 import { cpmmReserves } from '../libs/amm/src/programs/raydium-cpmm/math';
 import { loadConfig } from '../libs/config/src/config';
-import { listenApp } from './support/app';
+import { closeApp, listenApp } from './support/app';
 import { NO_RATE_LIMIT } from './support/config';
 import { encodePoolUpdate, type PoolUpdate } from '../libs/contracts/src/pool-update';
 import { TOPICS } from '../libs/contracts/src/topics';
@@ -90,9 +90,7 @@ describe('price e2e', () => {
   });
 
   afterAll(async () => {
-    await app?.close();
-    await log?.close();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await closeApp(app, log, dir);
   });
 
   it('GET /api/v1/price/{SOL}: near the simulated latent SOL price, with the slot and time of its pool update', async () => {

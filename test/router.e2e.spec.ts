@@ -15,7 +15,7 @@ import { findBestRoute } from '../libs/amm/src/routing/route-search';
 import { decodeQuoteServed } from '../libs/contracts/src/quotes-served';
 import { RouterModule } from '../apps/router/src/router.module';
 import { loadConfig } from '../libs/config/src/config';
-import { listenApp } from './support/app';
+import { closeApp, listenApp } from './support/app';
 import { NO_RATE_LIMIT } from './support/config';
 import { encodePoolUpdate, type PoolUpdate } from '../libs/contracts/src/pool-update';
 import { TOPICS } from '../libs/contracts/src/topics';
@@ -109,9 +109,7 @@ describe('router e2e', () => {
   });
 
   afterAll(async () => {
-    await app?.close();
-    await log?.close();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await closeApp(app, log, dir);
   });
 
   it('GET /health → 200 {status:"ok"} once caught up', async () => {

@@ -21,7 +21,7 @@ import { RouterModule } from '../apps/router/src/router.module';
 import { StreamModule } from '../apps/stream/src/stream.module';
 import { MAX_FRAME_BYTES, MAX_PAYLOAD_BYTES } from '../apps/stream/src/protocol';
 import { useStreamWsAdapter } from '../apps/stream/src/ws-adapter';
-import { listenApp } from './support/app';
+import { closeApp, listenApp } from './support/app';
 import { loadConfig } from '../libs/config/src/config';
 import { NO_RATE_LIMIT } from './support/config';
 import { APP_CONFIG } from '../libs/config/src/config.module';
@@ -146,9 +146,7 @@ describe('stream e2e (all in one, embedded log)', () => {
 
   afterAll(async () => {
     for (const c of clients) c.close();
-    await app?.close();
-    await log?.close();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await closeApp(app, log, dir);
   });
 
   it('subscribe: an immediate first quote and an ack counting only valid, new pairs', async () => {

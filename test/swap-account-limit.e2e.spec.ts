@@ -20,7 +20,7 @@ import { buildSwap } from '../apps/router/src/swap/swap-builder';
 import { accountCount, lockedAccounts, TRANSACTION_ACCOUNT_LOCK_LIMIT } from '../apps/router/src/swap/transaction';
 import { findBestRoute } from '../libs/amm/src/routing/route-search';
 import { loadConfig } from '../libs/config/src/config';
-import { listenApp } from './support/app';
+import { closeApp, listenApp } from './support/app';
 import { NO_RATE_LIMIT } from './support/config';
 import { encodePoolUpdate } from '../libs/contracts/src/pool-update';
 import { TOPICS } from '../libs/contracts/src/topics';
@@ -54,9 +54,7 @@ describe('swap e2e: routes over the 64-account lock limit', () => {
   });
 
   afterAll(async () => {
-    await app?.close();
-    await log?.close();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await closeApp(app, log, dir);
   });
 
   /** requests whose best route's instructions reference more than 64 distinct accounts */

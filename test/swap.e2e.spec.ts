@@ -17,7 +17,7 @@ import { RouterModule } from '../apps/router/src/router.module';
 import { CHAIN_GATEWAY } from '../apps/router/src/chain/chain-gateway';
 import type { SimChainGateway } from '../apps/router/src/chain/sim.gateway';
 import { loadConfig } from '../libs/config/src/config';
-import { listenApp } from './support/app';
+import { closeApp, listenApp } from './support/app';
 import { NO_RATE_LIMIT } from './support/config';
 import { encodePoolUpdate, type PoolUpdate } from '../libs/contracts/src/pool-update';
 import { TOPICS } from '../libs/contracts/src/topics';
@@ -85,9 +85,7 @@ describe('swap e2e (sim chain)', () => {
   });
 
   afterAll(async () => {
-    await app?.close();
-    await log?.close();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await closeApp(app, log, dir);
   });
 
   it('fund, quote, swap (simulated), send: SOL → USDC moves balances by exactly the quoted amounts', async () => {

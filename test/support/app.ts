@@ -2,6 +2,7 @@
  * An e2e suite's app: `module` compiled with its configuration, the HTTP setup every served app
  * applies (and the stream's WebSocket adapter when asked), listening on an ephemeral loopback port.
  */
+import * as fs from 'node:fs';
 import type { INestApplication, Type } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { configureHttpApp } from '../../apps/router/src/http-app';
@@ -16,4 +17,11 @@ export async function listenApp(module: Type, config: AppConfig, opts: { stream?
   if (opts.stream) useStreamWsAdapter(app);
   await app.listen(0, '127.0.0.1');
   return { app, port: app.getHttpServer().address().port };
+}
+
+/** an e2e suite's teardown: the app, then its log, then the data directory */
+export async function closeApp(app: INestApplication | undefined, log: { close(): Promise<void> } | undefined, dir: string | undefined): Promise<void> {
+  await app?.close();
+  await log?.close();
+  if (dir !== undefined) fs.rmSync(dir, { recursive: true, force: true });
 }

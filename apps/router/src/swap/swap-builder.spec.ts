@@ -55,6 +55,16 @@ function compile(chain: SimChain, wallet: string, ixs: ReturnType<typeof build>[
   return VersionedTransaction.deserialize(bytes);
 }
 
+/** a sim chain where `wallet` holds 1 SOL and `amount` of `mint`, after executing `ixs` successfully */
+function executeFunded(wallet: string, mint: string, amount: bigint, ixs: ReturnType<typeof build>['instructions']): SimChain {
+  const chain = new SimChain();
+  chain.fund(projection, wallet, null, 10n ** 9n);
+  chain.fund(projection, wallet, mint, amount);
+  const ex = chain.execute(projection, compile(chain, wallet, ixs), projection.slot, true);
+  expect(ex.error).toBe('');
+  return chain;
+}
+
 describe('buildSwap', () => {
   it.each([1, 2, 3])('%i-hop ExactIn: one signer (the payer), CPMM flags, fits, and balances move by the quote', (hops) => {
     const route = routeWithHops(hops);
@@ -151,11 +161,7 @@ describe('buildSwap', () => {
     expect(built.amountOut).toBe(route.amountOut - built.feeAmount);
     expect(built.otherAmountThreshold).toBe((built.amountOut * 9950n) / 10000n);
     expect(build(routeWithHops(1), wallet, 50, fee).feeAmount).toBe(0n); // multi-hop only
-    const chain = new SimChain();
-    chain.fund(projection, wallet, null, 10n ** 9n);
-    chain.fund(projection, wallet, route.inputMint, route.amountIn);
-    const ex = chain.execute(projection, compile(chain, wallet, built.instructions), projection.slot, true);
-    expect(ex.error).toBe('');
+    const chain = executeFunded(wallet, route.inputMint, route.amountIn, built.instructions);
     expect(chain.tokenAccount(projection, associatedTokenAddress(wallet, route.outputMint))!.amount).toBe(built.amountOut);
     expect(chain.tokenAccount(projection, associatedTokenAddress(feeWallet, route.outputMint))!.amount).toBe(built.feeAmount);
   });
@@ -196,11 +202,7 @@ describe('buildSwap', () => {
     const built = build(route, wallet, 100, { bps: 40, wallet: feeWallet, routes: 'all' });
     expect(built.feeAmount).toBe((route.amountIn * 40n) / 10000n);
     expect(built.amountIn).toBe(route.amountIn + built.feeAmount);
-    const chain = new SimChain();
-    chain.fund(projection, wallet, null, 10n ** 9n);
-    chain.fund(projection, wallet, route.inputMint, built.amountIn);
-    const ex = chain.execute(projection, compile(chain, wallet, built.instructions), projection.slot, true);
-    expect(ex.error).toBe('');
+    const chain = executeFunded(wallet, route.inputMint, built.amountIn, built.instructions);
     expect(chain.tokenAccount(projection, associatedTokenAddress(wallet, route.outputMint))!.amount).toBe(route.amountOut);
     expect(chain.tokenAccount(projection, associatedTokenAddress(wallet, route.inputMint))!.amount).toBe(0n);
     expect(chain.tokenAccount(projection, associatedTokenAddress(feeWallet, route.inputMint))!.amount).toBe(built.feeAmount);
