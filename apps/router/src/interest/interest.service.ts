@@ -922,9 +922,8 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     }
   }
 
-  /** a quotes-changed record of the tuple's quote (keyed by the tuple) */
   /**
-   * The record of a quote: its amounts are the user's, the aggregator fee included as the REST
+   * The quotes-changed record of the tuple's quote (keyed by the tuple): its amounts are the user's, the aggregator fee included as the REST
    * quote includes it (`q` itself, what the checks compare, keeps the route's own amounts).
    */
   private message(w: Watched, q: QuotesChanged): LogMessage {
