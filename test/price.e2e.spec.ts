@@ -75,13 +75,14 @@ describe('price e2e', () => {
   beforeAll(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'price-e2e-'));
     market = new SimMarket({ seed: 33, pools: 60, tokens: 20, swapsPerSlot: 6 });
+    // before the appends: updatedAt is the append time of the record that last changed the pool
+    startedAt = Math.floor(Date.now() / 1000);
     log = new EmbeddedLog({ dataDir: dir });
     await log.ensureTopic(TOPICS.poolUpdates);
     await append(market.genesis());
     for (let i = 0; i < 5; i++) await append(market.step());
     await append(islandUpdates(market.slot));
 
-    startedAt = Math.floor(Date.now() / 1000);
     const config = { ...loadConfig({ DATA_DIR: dir, PORT: '0', ...NO_RATE_LIMIT }), port: 0 };
     let port: number;
     ({ app, port } = await listenApp(RouterModule, config));
