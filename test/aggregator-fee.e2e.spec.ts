@@ -8,8 +8,6 @@
  */
 import 'reflect-metadata';
 import { spawnSync } from 'node:child_process';
-import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { Module } from '@nestjs/common';
@@ -17,17 +15,13 @@ import { Keypair } from '@solana/web3.js';
 import WebSocket from 'ws';
 import { SimMarket } from '../apps/ingestor/src/sim/market';
 import { QuotesServedService } from '../apps/router/src/audit/quotes-served.service';
-import { ProjectionService } from '../apps/router/src/projection/projection.service';
 import { auditServedQuotes, readAll } from '../apps/router/src/replay/audit';
 import { RouterModule } from '../apps/router/src/router.module';
 import { StreamModule } from '../apps/stream/src/stream.module';
-import { loadConfig } from '../libs/config/src/config';
 import { decodeQuoteServed } from '../libs/contracts/src/quotes-served';
-import { encodePoolUpdate } from '../libs/contracts/src/pool-update';
 import { TOPICS } from '../libs/contracts/src/topics';
 import { EmbeddedLog } from '../libs/log/src/embedded/embedded-log';
-import { closeApp, listenApp } from './support/app';
-import { NO_RATE_LIMIT } from './support/config';
+import { appendUpdates, callJson, closeApp, poolLog, serveOn } from './support/app';
 
 const ROOT = path.resolve(__dirname, '..');
 jest.setTimeout(120_000);
@@ -47,24 +41,13 @@ describe('aggregator fee e2e (FEE_BPS=30, FEE_ROUTES=multi-hop)', () => {
   const wallet = Keypair.generate().publicKey.toBase58();
   const feeWallet = Keypair.generate().publicKey.toBase58();
 
-  async function get(p: string): Promise<{ status: number; body: any }> {
-    const res = await fetch(base + p);
-    return { status: res.status, body: await res.json() };
-  }
-  async function post(p: string, body: unknown): Promise<{ status: number; body: any }> {
-    const res = await fetch(base + p, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    return { status: res.status, body: await res.json() };
-  }
+  const get = (p: string) => callJson(base, 'GET', p);
+  const post = (p: string, body: unknown) => callJson(base, 'POST', p, body);
 
   beforeAll(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fee-e2e-'));
-    log = new EmbeddedLog({ dataDir: dir });
-    await log.ensureTopic(TOPICS.poolUpdates);
-    await log.append(TOPICS.poolUpdates, market.genesis().map((u) => ({ key: u.address, value: encodePoolUpdate(u) })));
-    const env = { DATA_DIR: dir, PORT: '0', FEE_BPS: String(FEE_BPS), FEE_WALLET: feeWallet, FEE_ROUTES: 'multi-hop', ...NO_RATE_LIMIT };
-    ({ app, port } = await listenApp(AllInOne, { ...loadConfig(env), port: 0 }, { stream: true }));
-    base = `http://127.0.0.1:${port}`;
-    await app.get(ProjectionService).whenReady();
+    ({ dir, log } = await poolLog('fee-e2e-'));
+    await appendUpdates(log, market.genesis());
+    ({ app, port, base } = await serveOn(AllInOne, dir, { FEE_BPS: String(FEE_BPS), FEE_WALLET: feeWallet, FEE_ROUTES: 'multi-hop' }, { stream: true }));
   });
 
   afterAll(async () => {

@@ -6,8 +6,6 @@
  */
 import 'reflect-metadata';
 import { spawnSync } from 'node:child_process';
-import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { SimMarket } from '../apps/ingestor/src/sim/market';
@@ -15,10 +13,8 @@ import { QuotesServedService } from '../apps/router/src/audit/quotes-served.serv
 import { ProjectionService } from '../apps/router/src/projection/projection.service';
 import { auditServedQuotes } from '../apps/router/src/replay/audit';
 import { RouterModule } from '../apps/router/src/router.module';
-import { loadConfig } from '../libs/config/src/config';
-import { closeApp, listenApp } from './support/app';
-import { NO_RATE_LIMIT } from './support/config';
-import { encodePoolUpdate, type PoolUpdate } from '../libs/contracts/src/pool-update';
+import { appendUpdates, closeApp, poolLog, serveOn } from './support/app';
+import { type PoolUpdate } from '../libs/contracts/src/pool-update';
 import { decodeQuoteServed, encodeQuoteServed } from '../libs/contracts/src/quotes-served';
 import { TOPICS } from '../libs/contracts/src/topics';
 import { EmbeddedLog } from '../libs/log/src/embedded/embedded-log';
@@ -35,12 +31,7 @@ describe('replay and audit', () => {
   let market: SimMarket;
   const served: Array<{ id: string; data: any; params: Record<string, string> }> = [];
 
-  async function append(updates: PoolUpdate[]): Promise<void> {
-    await log.append(
-      TOPICS.poolUpdates,
-      updates.map((u) => ({ key: u.address, value: encodePoolUpdate(u) })),
-    );
-  }
+  const append = (updates: PoolUpdate[]): Promise<void> => appendUpdates(log, updates);
 
   async function waitForPosition(offset: string): Promise<void> {
     const projections = app.get(ProjectionService);
@@ -65,16 +56,10 @@ describe('replay and audit', () => {
   }
 
   beforeAll(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'audit-e2e-'));
+    ({ dir, log } = await poolLog('audit-e2e-'));
     market = new SimMarket({ seed: 33, pools: 60, tokens: 20, swapsPerSlot: 8 });
-    log = new EmbeddedLog({ dataDir: dir });
-    await log.ensureTopic(TOPICS.poolUpdates);
     await append(market.genesis());
-    const config = { ...loadConfig({ DATA_DIR: dir, PORT: '0', ...NO_RATE_LIMIT }), port: 0 };
-    let port: number;
-    ({ app, port } = await listenApp(RouterModule, config));
-    base = `http://127.0.0.1:${port}`;
-    await app.get(ProjectionService).whenReady();
+    ({ app, base } = await serveOn(RouterModule, dir));
 
     // serve quotes at several points of the log's history, moving the market in between
     const requests: Array<Record<string, string>> = [

@@ -5,20 +5,13 @@
  * answered with the {success:false, error} envelope.
  */
 import 'reflect-metadata';
-import * as fs from 'node:fs';
 import * as http from 'node:http';
-import * as os from 'node:os';
-import * as path from 'node:path';
 import { Module, type INestApplication } from '@nestjs/common';
 import WebSocket from 'ws';
 import { SimMarket } from '../apps/ingestor/src/sim/market';
-import { ProjectionService } from '../apps/router/src/projection/projection.service';
 import { RouterModule } from '../apps/router/src/router.module';
 import { StreamModule } from '../apps/stream/src/stream.module';
-import { closeApp, listenApp } from './support/app';
-import { loadConfig } from '../libs/config/src/config';
-import { encodePoolUpdate } from '../libs/contracts/src/pool-update';
-import { TOPICS } from '../libs/contracts/src/topics';
+import { appendUpdates, closeApp, poolLog, serveOn } from './support/app';
 import { EmbeddedLog } from '../libs/log/src/embedded/embedded-log';
 
 @Module({ imports: [RouterModule, StreamModule] })
@@ -68,18 +61,11 @@ describe('HTTP limits e2e (all-in-one: REST and stream on one port)', () => {
   }
 
   beforeAll(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'http-limits-e2e-'));
+    ({ dir, log } = await poolLog('http-limits-e2e-'));
     const market = new SimMarket({ seed: 5, pools: 30, tokens: 10, swapsPerSlot: 2 });
-    log = new EmbeddedLog({ dataDir: dir });
-    await log.ensureTopic(TOPICS.poolUpdates);
-    await log.append(
-      TOPICS.poolUpdates,
-      market.genesis().map((u) => ({ key: u.address, value: encodePoolUpdate(u) })),
-    );
+    await appendUpdates(log, market.genesis());
     // small windows so the test reaches them quickly: 3 a second, 5 a minute
-    const config = { ...loadConfig({ DATA_DIR: dir, PORT: '0', RATE_LIMIT_PER_SECOND: '3', RATE_LIMIT_PER_MINUTE: '5' }), port: 0 };
-    ({ app, port } = await listenApp(AllInOne, config, { stream: true }));
-    await app.get(ProjectionService).whenReady();
+    ({ app, port } = await serveOn(AllInOne, dir, { RATE_LIMIT_PER_SECOND: '3', RATE_LIMIT_PER_MINUTE: '5' }, { stream: true }));
   });
 
   afterAll(async () => {

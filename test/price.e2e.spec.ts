@@ -4,9 +4,6 @@
  * ephemeral port, real HTTP requests.
  */
 import 'reflect-metadata';
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { SimMarket } from '../apps/ingestor/src/sim/market';
 import { PRICE_ERRORS } from '../apps/router/src/price/price.dto';
@@ -14,11 +11,8 @@ import { ProjectionService } from '../apps/router/src/projection/projection.serv
 import { RouterModule } from '../apps/router/src/router.module';
 import { PriceOracle, type PriceRecord } from '../libs/amm/src/pricing/price-oracle';
 import { cpmmReserves } from '../libs/amm/src/programs/raydium-cpmm/math';
-import { loadConfig } from '../libs/config/src/config';
-import { closeApp, listenApp } from './support/app';
-import { NO_RATE_LIMIT } from './support/config';
-import { encodePoolUpdate, type PoolUpdate } from '../libs/contracts/src/pool-update';
-import { TOPICS } from '../libs/contracts/src/topics';
+import { appendUpdates, callJson, closeApp, poolLog, serveOn } from './support/app';
+import { type PoolUpdate } from '../libs/contracts/src/pool-update';
 import { EmbeddedLog } from '../libs/log/src/embedded/embedded-log';
 import { base58Encode } from '../libs/solana/src/base58';
 import { MINTS } from '../libs/solana/src/programs';
@@ -37,18 +31,9 @@ describe('price e2e', () => {
   const islandY = key(8);
   const islandPool = key(11);
 
-  async function append(updates: PoolUpdate[]): Promise<void> {
-    await log.append(
-      TOPICS.poolUpdates,
-      updates.map((u) => ({ key: u.address, value: encodePoolUpdate(u) })),
-    );
-  }
+  const append = (updates: PoolUpdate[]): Promise<void> => appendUpdates(log, updates);
 
-  async function get(p: string): Promise<{ status: number; body: any }> {
-    const res = await fetch(base + p);
-    const text = await res.text();
-    return { status: res.status, body: text.length ? JSON.parse(text) : null };
-  }
+  const get = (p: string) => callJson(base, 'GET', p);
 
   const batch = (mints: string[]) => get(`/api/v1/price?mints=${mints.join(',')}`);
 
@@ -73,21 +58,15 @@ describe('price e2e', () => {
   }
 
   beforeAll(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'price-e2e-'));
+    ({ dir, log } = await poolLog('price-e2e-'));
     market = new SimMarket({ seed: 33, pools: 60, tokens: 20, swapsPerSlot: 6 });
     // before the appends: updatedAt is the append time of the record that last changed the pool
     startedAt = Math.floor(Date.now() / 1000);
-    log = new EmbeddedLog({ dataDir: dir });
-    await log.ensureTopic(TOPICS.poolUpdates);
     await append(market.genesis());
     for (let i = 0; i < 5; i++) await append(market.step());
     await append(islandUpdates(market.slot));
 
-    const config = { ...loadConfig({ DATA_DIR: dir, PORT: '0', ...NO_RATE_LIMIT }), port: 0 };
-    let port: number;
-    ({ app, port } = await listenApp(RouterModule, config));
-    base = `http://127.0.0.1:${port}`;
-    await app.get(ProjectionService).whenReady();
+    ({ app, base } = await serveOn(RouterModule, dir));
   });
 
   afterAll(async () => {

@@ -3,9 +3,6 @@
  * RouterModule app on an ephemeral port, real HTTP requests.
  */
 import 'reflect-metadata';
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { SimMarket } from '../apps/ingestor/src/sim/market';
 import { SAME_MINT_ERROR } from '../apps/router/src/http/api-error';
@@ -14,10 +11,8 @@ import { ProjectionService } from '../apps/router/src/projection/projection.serv
 import { findBestRoute } from '../libs/amm/src/routing/route-search';
 import { decodeQuoteServed } from '../libs/contracts/src/quotes-served';
 import { RouterModule } from '../apps/router/src/router.module';
-import { loadConfig } from '../libs/config/src/config';
-import { closeApp, listenApp } from './support/app';
-import { NO_RATE_LIMIT } from './support/config';
-import { encodePoolUpdate, type PoolUpdate } from '../libs/contracts/src/pool-update';
+import { appendUpdates, closeApp, poolLog, serveOn } from './support/app';
+import { type PoolUpdate } from '../libs/contracts/src/pool-update';
 import { TOPICS } from '../libs/contracts/src/topics';
 import { EmbeddedLog } from '../libs/log/src/embedded/embedded-log';
 import { LOG_PORT, type LogPort } from '../libs/log/src/log.port';
@@ -41,12 +36,7 @@ describe('router e2e', () => {
   const brokenPool = key(12);
   const missingVault = key(13);
 
-  async function append(updates: PoolUpdate[]): Promise<void> {
-    await log.append(
-      TOPICS.poolUpdates,
-      updates.map((u) => ({ key: u.address, value: encodePoolUpdate(u) })),
-    );
-  }
+  const append = (updates: PoolUpdate[]): Promise<void> => appendUpdates(log, updates);
 
   async function get(p: string): Promise<{ status: number; body: any; headers?: Headers }> {
     const res = await fetch(base + p);
@@ -93,19 +83,13 @@ describe('router e2e', () => {
   }
 
   beforeAll(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'router-e2e-'));
+    ({ dir, log } = await poolLog('router-e2e-'));
     market = new SimMarket({ seed: 21, pools: 60, tokens: 20, swapsPerSlot: 6 });
-    log = new EmbeddedLog({ dataDir: dir });
-    await log.ensureTopic(TOPICS.poolUpdates);
     await append(market.genesis());
     for (let i = 0; i < 5; i++) await append(market.step());
     await append(islandUpdates(market.slot));
 
-    const config = { ...loadConfig({ DATA_DIR: dir, PORT: '0', ...NO_RATE_LIMIT }), port: 0 };
-    let port: number;
-    ({ app, port } = await listenApp(RouterModule, config));
-    base = `http://127.0.0.1:${port}`;
-    await app.get(ProjectionService).whenReady();
+    ({ app, base } = await serveOn(RouterModule, dir));
   });
 
   afterAll(async () => {

@@ -7,8 +7,6 @@
  * two clients sharing a tuple computed once by the router.
  */
 import 'reflect-metadata';
-import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { Logger, Module } from '@nestjs/common';
@@ -21,11 +19,11 @@ import { RouterModule } from '../apps/router/src/router.module';
 import { StreamModule } from '../apps/stream/src/stream.module';
 import { MAX_FRAME_BYTES, MAX_PAYLOAD_BYTES } from '../apps/stream/src/protocol';
 import { useStreamWsAdapter } from '../apps/stream/src/ws-adapter';
-import { closeApp, listenApp } from './support/app';
+import { appendUpdates, closeApp, poolLog, serveOn } from './support/app';
 import { loadConfig } from '../libs/config/src/config';
 import { NO_RATE_LIMIT } from './support/config';
 import { APP_CONFIG } from '../libs/config/src/config.module';
-import { decodePoolUpdate, encodePoolUpdate, type PoolUpdate } from '../libs/contracts/src/pool-update';
+import { decodePoolUpdate, type PoolUpdate } from '../libs/contracts/src/pool-update';
 import { decodeQuotesChanged, tupleKey } from '../libs/contracts/src/stream';
 import { TOPICS } from '../libs/contracts/src/topics';
 import { EmbeddedLog } from '../libs/log/src/embedded/embedded-log';
@@ -98,12 +96,7 @@ describe('stream e2e (all in one, embedded log)', () => {
   const clients: Client[] = [];
   const sol = (amount: string, exactIn = true) => ({ in: MINTS.SOL, out: MINTS.USDC, amount, exactIn });
 
-  async function append(updates: PoolUpdate[]): Promise<void> {
-    await log.append(
-      TOPICS.poolUpdates,
-      updates.map((u) => ({ key: u.address, value: encodePoolUpdate(u) })),
-    );
-  }
+  const append = (updates: PoolUpdate[]): Promise<void> => appendUpdates(log, updates);
 
   async function client(): Promise<Client> {
     const c = await Client.open(url);
@@ -131,17 +124,13 @@ describe('stream e2e (all in one, embedded log)', () => {
   }
 
   beforeAll(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stream-e2e-'));
+    ({ dir, log } = await poolLog('stream-e2e-'));
     market = new SimMarket({ seed: 4, pools: 60, tokens: 20, swapsPerSlot: 6 });
-    log = new EmbeddedLog({ dataDir: dir });
-    await log.ensureTopic(TOPICS.poolUpdates);
     genesis = market.genesis();
     await append(genesis);
-    const config = { ...loadConfig({ DATA_DIR: dir, PORT: '0', ...NO_RATE_LIMIT }), port: 0 };
     let port: number;
-    ({ app, port } = await listenApp(AllInOne, config, { stream: true }));
+    ({ app, port } = await serveOn(AllInOne, dir, {}, { stream: true }));
     url = `ws://127.0.0.1:${port}/api/v1/stream`;
-    await app.get(ProjectionService).whenReady();
   });
 
   afterAll(async () => {
@@ -428,31 +417,20 @@ describe('stream instances and the router as separate apps on one data directory
       const acc = decodeTokenAccount(u.data!, u.owner);
       updates.push({ ...u, slot, data: encodeTokenAccount({ ...acc, amount: acc.amount + 2_000_000_000n }) });
     }
-    await log.append(
-      TOPICS.poolUpdates,
-      updates.map((u) => ({ key: u.address, value: encodePoolUpdate(u) })),
-    );
+    await appendUpdates(log, updates);
   }
 
   beforeAll(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'stream-apart-'));
+    ({ dir, log } = await poolLog('stream-apart-'));
     market = new SimMarket({ seed: 9, pools: 60, tokens: 20, swapsPerSlot: 6 });
-    log = new EmbeddedLog({ dataDir: dir });
-    await log.ensureTopic(TOPICS.poolUpdates);
-    const genesis = market.genesis();
-    await log.append(
-      TOPICS.poolUpdates,
-      genesis.map((u) => ({ key: u.address, value: encodePoolUpdate(u) })),
-    );
+    await appendUpdates(log, market.genesis());
     router = await startRouter();
   });
 
   afterAll(async () => {
     for (const c of clients) c.close();
     for (const s of streams) await s.close();
-    await router?.close();
-    await log?.close();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await closeApp(router, log, dir);
   });
 
   it('two stream instances share one computation; a router restart rebuilds the interest and pushes go on', async () => {

@@ -8,9 +8,6 @@
  * instructions`.
  */
 import 'reflect-metadata';
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { Keypair, VersionedTransaction } from '@solana/web3.js';
 import { SimMarket } from '../apps/ingestor/src/sim/market';
@@ -19,11 +16,7 @@ import { RouterModule } from '../apps/router/src/router.module';
 import { buildSwap } from '../apps/router/src/swap/swap-builder';
 import { accountCount, lockedAccounts, TRANSACTION_ACCOUNT_LOCK_LIMIT } from '../apps/router/src/swap/transaction';
 import { findBestRoute } from '../libs/amm/src/routing/route-search';
-import { loadConfig } from '../libs/config/src/config';
-import { closeApp, listenApp } from './support/app';
-import { NO_RATE_LIMIT } from './support/config';
-import { encodePoolUpdate } from '../libs/contracts/src/pool-update';
-import { TOPICS } from '../libs/contracts/src/topics';
+import { appendUpdates, callJson, closeApp, poolLog, serveOn } from './support/app';
 import { EmbeddedLog } from '../libs/log/src/embedded/embedded-log';
 
 describe('swap e2e: routes over the 64-account lock limit', () => {
@@ -35,22 +28,13 @@ describe('swap e2e: routes over the 64-account lock limit', () => {
   const market = new SimMarket({ seed: 8, pools: 150, tokens: 30, swapsPerSlot: 4, programs: 'all', lookupTables: true });
   const wallet = Keypair.generate().publicKey.toBase58();
 
-  async function post(p: string, body: unknown): Promise<{ status: number; body: any }> {
-    const res = await fetch(base + p, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    return { status: res.status, body: await res.json() };
-  }
+  const post = (p: string, body: unknown) => callJson(base, 'POST', p, body);
 
   beforeAll(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'swap-accounts-e2e-'));
-    log = new EmbeddedLog({ dataDir: dir });
-    await log.ensureTopic(TOPICS.poolUpdates);
-    await log.append(TOPICS.poolUpdates, market.genesis().map((u) => ({ key: u.address, value: encodePoolUpdate(u) })));
-    const config = { ...loadConfig({ DATA_DIR: dir, PORT: '0', ...NO_RATE_LIMIT }), port: 0 };
-    let port: number;
-    ({ app, port } = await listenApp(RouterModule, config));
-    base = `http://127.0.0.1:${port}`;
+    ({ dir, log } = await poolLog('swap-accounts-e2e-'));
+    await appendUpdates(log, market.genesis());
+    ({ app, base } = await serveOn(RouterModule, dir));
     projections = app.get(ProjectionService);
-    await projections.whenReady();
   });
 
   afterAll(async () => {

@@ -6,9 +6,6 @@
  * chain and check the output balance moved by exactly the quoted amount.
  */
 import 'reflect-metadata';
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { Keypair, VersionedTransaction } from '@solana/web3.js';
 import { SimMarket } from '../apps/ingestor/src/sim/market';
@@ -16,11 +13,7 @@ import { CHAIN_GATEWAY } from '../apps/router/src/chain/chain-gateway';
 import type { SimChainGateway } from '../apps/router/src/chain/sim.gateway';
 import { ProjectionService } from '../apps/router/src/projection/projection.service';
 import { RouterModule } from '../apps/router/src/router.module';
-import { loadConfig } from '../libs/config/src/config';
-import { closeApp, listenApp } from './support/app';
-import { NO_RATE_LIMIT } from './support/config';
-import { encodePoolUpdate } from '../libs/contracts/src/pool-update';
-import { TOPICS } from '../libs/contracts/src/topics';
+import { appendUpdates, callJson, closeApp, poolLog, serveOn } from './support/app';
 import { EmbeddedLog } from '../libs/log/src/embedded/embedded-log';
 import { associatedTokenAddress } from '../libs/solana/src/instructions/common';
 import { MINTS } from '../libs/solana/src/programs';
@@ -35,32 +28,19 @@ describe('swaps through every program (sim chain)', () => {
   let projections: ProjectionService;
   let gateway: SimChainGateway;
 
-  async function call(method: 'GET' | 'POST', p: string, body?: unknown): Promise<{ status: number; body: any }> {
-    const res = await fetch(base + p, {
-      method,
-      headers: body === undefined ? undefined : { 'content-type': 'application/json' },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: res.status, body: await res.json() };
-  }
+  const call = (method: 'GET' | 'POST', p: string, body?: unknown) => callJson(base, method, p, body);
 
   const tokenBalance = (wallet: string, mint: string): bigint =>
     gateway.chain.tokenAccount(projections.projection, associatedTokenAddress(wallet, mint))?.amount ?? 0n;
 
   beforeAll(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'swap-programs-'));
-    log = new EmbeddedLog({ dataDir: dir });
-    await log.ensureTopic(TOPICS.poolUpdates);
+    ({ dir, log } = await poolLog('swap-programs-'));
     const market = new SimMarket({ seed: 8, pools: 150, tokens: 40, swapsPerSlot: 8, programs: 'all', lookupTables: true });
-    const append = (u: ReturnType<SimMarket['genesis']>) => log.append(TOPICS.poolUpdates, u.map((x) => ({ key: x.address, value: encodePoolUpdate(x) })));
+    const append = (u: ReturnType<SimMarket['genesis']>): Promise<void> => appendUpdates(log, u);
     await append(market.genesis());
     for (let i = 0; i < 3; i++) await append(market.step());
-    const config = { ...loadConfig({ DATA_DIR: dir, PORT: '0', ...NO_RATE_LIMIT }), port: 0 };
-    let port: number;
-    ({ app, port } = await listenApp(RouterModule, config));
-    base = `http://127.0.0.1:${port}`;
+    ({ app, base } = await serveOn(RouterModule, dir));
     projections = app.get(ProjectionService);
-    await projections.whenReady();
     gateway = app.get(CHAIN_GATEWAY);
   });
 

@@ -6,9 +6,6 @@
  * exactly the quoted amounts; every error of the swap endpoints.
  */
 import 'reflect-metadata';
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
 import type { INestApplication } from '@nestjs/common';
 import { Keypair, VersionedTransaction } from '@solana/web3.js';
 import { SimMarket } from '../apps/ingestor/src/sim/market';
@@ -16,11 +13,8 @@ import { ProjectionService } from '../apps/router/src/projection/projection.serv
 import { RouterModule } from '../apps/router/src/router.module';
 import { CHAIN_GATEWAY } from '../apps/router/src/chain/chain-gateway';
 import type { SimChainGateway } from '../apps/router/src/chain/sim.gateway';
-import { loadConfig } from '../libs/config/src/config';
-import { closeApp, listenApp } from './support/app';
-import { NO_RATE_LIMIT } from './support/config';
-import { encodePoolUpdate, type PoolUpdate } from '../libs/contracts/src/pool-update';
-import { TOPICS } from '../libs/contracts/src/topics';
+import { appendUpdates, callJson, closeApp, poolLog, serveOn } from './support/app';
+import { type PoolUpdate } from '../libs/contracts/src/pool-update';
 import { EmbeddedLog } from '../libs/log/src/embedded/embedded-log';
 import { MINTS, PROGRAM_IDS } from '../libs/solana/src/programs';
 import { cpmmAuthority } from '../libs/solana/src/raydium-cpmm';
@@ -38,10 +32,7 @@ describe('swap e2e (sim chain)', () => {
   const feeWallet = Keypair.generate().publicKey.toBase58();
   const tableAuthority = Keypair.generate().publicKey.toBase58();
 
-  async function post(p: string, body: unknown): Promise<{ status: number; body: any }> {
-    const res = await fetch(base + p, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    return { status: res.status, body: await res.json() };
-  }
+  const post = (p: string, body: unknown) => callJson(base, 'POST', p, body);
   async function quote(q: Record<string, string>): Promise<any> {
     const res = await fetch(`${base}/api/v1/quote?${new URLSearchParams(q).toString()}`);
     return res.json();
@@ -66,21 +57,15 @@ describe('swap e2e (sim chain)', () => {
   }
 
   beforeAll(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'swap-e2e-'));
+    ({ dir, log } = await poolLog('swap-e2e-'));
     market = new SimMarket({ seed: 21, pools: 60, tokens: 20, swapsPerSlot: 6 });
-    log = new EmbeddedLog({ dataDir: dir });
-    await log.ensureTopic(TOPICS.poolUpdates);
-    const append = (updates: PoolUpdate[]) => log.append(TOPICS.poolUpdates, updates.map((u) => ({ key: u.address, value: encodePoolUpdate(u) })));
+    const append = (updates: PoolUpdate[]): Promise<void> => appendUpdates(log, updates);
     await append(market.genesis());
     for (let i = 0; i < 3; i++) await append(market.step());
     await append(tableUpdates(market.slot));
 
-    const config = { ...loadConfig({ DATA_DIR: dir, PORT: '0', ...NO_RATE_LIMIT, FEE_BPS: '20', FEE_WALLET: feeWallet, FEE_ROUTES: 'multi-hop' }), port: 0 };
-    let port: number;
-    ({ app, port } = await listenApp(RouterModule, config));
-    base = `http://127.0.0.1:${port}`;
+    ({ app, base } = await serveOn(RouterModule, dir, { FEE_BPS: '20', FEE_WALLET: feeWallet, FEE_ROUTES: 'multi-hop' }));
     projections = app.get(ProjectionService);
-    await projections.whenReady();
     gateway = app.get(CHAIN_GATEWAY);
   });
 
