@@ -38,7 +38,7 @@
  */
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { PoolQuoteError, type Pool } from '../../../../libs/amm/src/pool';
-import { evaluatePath, findBestRoute, findCandidatePaths, RouteError, type Route, type SwapMode } from '../../../../libs/amm/src/routing/route-search';
+import { evaluatePath, findCandidatePaths, RouteError, type Route, type SwapMode } from '../../../../libs/amm/src/routing/route-search';
 import type { AppConfig } from '../../../../libs/config/src/config';
 import { APP_CONFIG } from '../../../../libs/config/src/config.module';
 import { ContractError } from '../../../../libs/contracts/src/errors';
@@ -48,7 +48,7 @@ import { LOG_PORT, type LogMessage, type LogPort, type LogRecord, type Positions
 import { ProjectionService } from '../projection/projection.service';
 import { DEFAULT_INTEREST_TTL_MS, InterestRegistry, MAX_INTEREST_TTL_MS, type InterestChange } from './interest-registry';
 import { positionsSince } from './interest-window';
-import { aggregatorFeeOf, charge, feeBpsFor, netBest, type FeeSchedule } from '../quote/aggregator-fee';
+import { aggregatorFeeOf, charge, feeBpsFor, findBestNetRoute, type FeeSchedule } from '../quote/aggregator-fee';
 import { impactBps, quoteFields } from './quote-fields';
 import { planReplay, PoolGoneError, replayQuote, type ReplayMemo, type ReplayPlan } from './route-replay';
 
@@ -836,7 +836,7 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     this.checks.delete(w.key);
     w.checkCause = undefined;
     try {
-      return this.adopt(w, netBest(findBestRoute(projection, req), this.fee, () => findBestRoute(projection, { ...req, maxHops: 1 }, { split: false })));
+      return this.adopt(w, findBestNetRoute(projection, req, this.fee));
     } catch (e) {
       if (!(e instanceof RouteError)) throw e;
       return this.adopt(w, undefined, e.message);

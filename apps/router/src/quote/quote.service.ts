@@ -1,10 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG } from '../../../../libs/config/src/config.module';
 import type { AppConfig } from '../../../../libs/config/src/config';
-import { findBestRoute, type RouteSearchOptions, type SwapMode, type TokenGraph } from '../../../../libs/amm/src/routing/route-search';
+import { type RouteSearchOptions, type SwapMode, type TokenGraph } from '../../../../libs/amm/src/routing/route-search';
 import { ProjectionService } from '../projection/projection.service';
 import { buildQuoteResponse, type QuoteResponse } from './quote-response';
-import { aggregatorFeeOf, netBest, type FeeSchedule } from './aggregator-fee';
+import { aggregatorFeeOf, findBestNetRoute, type FeeSchedule } from './aggregator-fee';
 
 export interface QuoteParams {
   inputMint: string;
@@ -34,7 +34,7 @@ export function computeQuote(source: QuoteSource, p: QuoteParams, maxHops = 5, o
   const contextSlot = source.slot;
   const logPosition = source.positions;
   const req = { inputMint: p.inputMint, outputMint: p.outputMint, amount: p.amount, mode: p.swapMode, maxHops };
-  const route = netBest(findBestRoute(source, req, opts), fee, () => findBestRoute(source, { ...req, maxHops: 1 }, { ...opts, split: false }));
+  const route = findBestNetRoute(source, req, fee, opts);
   return buildQuoteResponse(route, { slippageBps: p.slippageBps, contextSlot, logPosition, fee });
 }
 

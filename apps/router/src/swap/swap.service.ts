@@ -2,12 +2,12 @@ import { HttpStatus, Inject, Injectable, Logger } from '@nestjs/common';
 import { VersionedTransaction, type AddressLookupTableAccount } from '@solana/web3.js';
 import { APP_CONFIG } from '../../../../libs/config/src/config.module';
 import type { AppConfig } from '../../../../libs/config/src/config';
-import { findBestRoute, type SwapMode } from '../../../../libs/amm/src/routing/route-search';
+import { type SwapMode } from '../../../../libs/amm/src/routing/route-search';
 import { ProjectionService } from '../projection/projection.service';
 import { ApiError, SAME_MINT_ERROR, toApiError } from '../http/api-error';
 import { CHAIN_GATEWAY, type ChainGateway, type SimulationResult } from '../chain/chain-gateway';
 import { buildSwap, MissingPoolDataError, type BuiltSwap } from './swap-builder';
-import { aggregatorFeeOf, betterNet, netBest, type AggregatorFee } from '../quote/aggregator-fee';
+import { aggregatorFeeOf, betterNet, findBestNetRoute, type AggregatorFee } from '../quote/aggregator-fee';
 import { buildQuoteResponse } from '../quote/quote-response';
 import type { Route } from '../../../../libs/amm/src/routing/route-search';
 import { compileTransaction, LookupTableIndex, measureTransaction, type CompiledTransaction } from './transaction';
@@ -59,7 +59,7 @@ export class SwapService {
     const search = (shape: RouteShape | null): Route => {
       const req = { inputMint: p.inputMint, outputMint: p.outputMint, amount: p.amount, mode: p.swapMode, maxHops: shape?.maxHops ?? this.config.maxHops };
       // as the quote: the best direct route when it nets more after a multi-hop-only fee
-      const best = (): Route => netBest(findBestRoute(projection, req, shape?.options), this.fee, () => findBestRoute(projection, { ...req, maxHops: 1 }, { split: false }));
+      const best = (): Route => findBestNetRoute(projection, req, this.fee, shape?.options);
       if (shape !== null) return best();
       try {
         return best();
