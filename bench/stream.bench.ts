@@ -1,6 +1,8 @@
 /**
- * Live stream under load, in two deployments:
- *   - all-in-one: the router and stream modules on one EmbeddedLog in this process;
+ * Live stream under load, in three deployments:
+ *   - all-in-one: the router and stream modules on one EmbeddedLog in this process, the quote
+ *     work in one worker thread (INTEREST_WORKERS=1, the default);
+ *   - all-in-one with the quote work on the main thread (INTEREST_WORKERS=0);
  *   - split: the router in this process, the stream app (apps/stream/src/main.ts) in its own
  *     process on the same data directory (quote-interest and quotes-changed cross processes).
  * In another process (bench/stream-load.ts), 100 real WebSocket connections hold 10,000 distinct
@@ -13,12 +15,14 @@ import 'reflect-metadata';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
+import { performance } from 'perf_hooks';
 import { Module, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { fork, spawn, type ChildProcess } from 'child_process';
 import { SimMarket, type SimMarketOptions } from '../apps/ingestor/src/sim/market';
 import { configureHttpApp } from '../apps/router/src/http-app';
-import { DEBOUNCE_MS, InterestService, SEARCH_STALE_MS, type PushKind } from '../apps/router/src/interest/interest.service';
+import { DEBOUNCE_MS, SEARCH_STALE_MS, type PushKind } from '../apps/router/src/interest/interest.service';
+import { InterestHost } from '../apps/router/src/interest/interest-host';
 import { ProjectionService } from '../apps/router/src/projection/projection.service';
 import { RouterModule } from '../apps/router/src/router.module';
 import { StreamModule } from '../apps/stream/src/stream.module';
@@ -42,7 +46,7 @@ class AllInOne {}
 @Module({ imports: [RouterModule] })
 class RouterOnly {}
 
-type Deployment = 'all-in-one' | 'split';
+type Deployment = 'all-in-one' | 'all-in-one, main thread' | 'split';
 
 const CONNECTIONS = 100;
 const PER_CONNECTION = 100;
@@ -57,7 +61,7 @@ const WARMUP_SECONDS = 3;
 const TICK_MS = 50;
 
 export async function bench(): Promise<BenchSection[]> {
-  return [await run('all-in-one'), await run('split')];
+  return [await run('all-in-one'), await run('all-in-one, main thread'), await run('split')];
 }
 
 /** the stream app in its own process on `dir`, listening on a free port: its WebSocket URL */
@@ -92,14 +96,15 @@ async function run(deployment: Deployment): Promise<BenchSection> {
     TOPICS.poolUpdates,
     market.genesis().map((x) => ({ key: x.address, value: encodePoolUpdate(x) })),
   );
-  const config = { ...loadConfig({ DATA_DIR: dir, PORT: '0', ...NO_RATE_LIMIT }), port: 0 };
-  const moduleRef = await Test.createTestingModule({ imports: [deployment === 'all-in-one' ? AllInOne : RouterOnly] })
+  const allInOne = deployment !== 'split';
+  const config = { ...loadConfig({ DATA_DIR: dir, PORT: '0', ...NO_RATE_LIMIT, INTEREST_WORKERS: deployment === 'all-in-one, main thread' ? '0' : '1' }), port: 0 };
+  const moduleRef = await Test.createTestingModule({ imports: [allInOne ? AllInOne : RouterOnly] })
     .overrideProvider(APP_CONFIG)
     .useValue(config)
     .compile();
   const app: INestApplication = moduleRef.createNestApplication({ logger: ['error'] });
   configureHttpApp(app);
-  if (deployment === 'all-in-one') useStreamWsAdapter(app);
+  if (allInOne) useStreamWsAdapter(app);
   await app.listen(0, '127.0.0.1');
   let url = `ws://127.0.0.1:${app.getHttpServer().address().port}/api/v1/stream`;
   let streamApp: ChildProcess | null = null;
@@ -142,16 +147,19 @@ async function run(deployment: Deployment): Promise<BenchSection> {
     return messages.shift()!;
   };
 
-  const interest = app.get(InterestService);
+  const interest = app.get(InterestHost);
   global.gc?.();
-  const heapBefore = process.memoryUsage().heapUsed;
+  // the quote work's heap is its worker's (when it runs in one)
+  const heap = async (): Promise<number> => process.memoryUsage().heapUsed + (await interest.snapshot(true)).workers.reduce((a, w) => a + w.heapUsed, 0);
+  const heapBefore = await heap();
   const job: LoadJob = { url, dataDir: dir, market: marketOpts, pairs, updatesPerSecond: UPDATES_PER_SECOND, runSeconds: WARMUP_SECONDS + RUN_SECONDS, tickMs: TICK_MS };
   child.send(job);
   let m = await next();
   if (m.type !== 'subscribed') throw new Error(`load process: ${m.message ?? m.type}`);
   global.gc?.();
-  const heapPerSub = (process.memoryUsage().heapUsed - heapBefore) / total;
-  const stats0 = interest.stats();
+  const heapPerSub = ((await heap()) - heapBefore) / total;
+  const { stats: stats0, workers: workers0 } = await interest.snapshot();
+  const main0 = interest.mainUtilization();
   // what each push answers: the append time of the pool change behind it, in publish order; kept
   // in flat arrays during the run (no key string or object per push in the measured process) and
   // indexed by tuple and slot afterwards
@@ -169,7 +177,9 @@ async function run(deployment: Deployment): Promise<BenchSection> {
   m = await next();
   if (m.type !== 'result' || !m.result) throw new Error(`load process: ${m.message ?? m.type}`);
   const r = m.result;
-  const stats1 = interest.stats();
+  const { stats: stats1, workers: workers1 } = await interest.snapshot();
+  const mainBusy = performance.eventLoopUtilization(interest.mainUtilization(), main0).utilization;
+  const workersBusy = workers1.map((w, i) => performance.eventLoopUtilization(w.busy, workers0[i].busy).utilization);
   const searches = stats1.searches - stats0.searches;
   const checks = stats1.checks - stats0.checks;
   const switches = stats1.switches - stats0.switches;
@@ -230,10 +240,13 @@ async function run(deployment: Deployment): Promise<BenchSection> {
   fs.rmSync(dir, { recursive: true, force: true });
   const where =
     deployment === 'all-in-one'
-      ? 'the all-in-one app (router and stream modules on one embedded log) in one process'
-      : 'the router in one process and the stream app (`apps/stream/src/main.ts`) in another, on one embedded data directory';
+      ? 'the all-in-one app (router and stream modules on one embedded log) in one process, the quote work in one worker thread (`INTEREST_WORKERS=1`, the default)'
+      : deployment === 'split'
+        ? 'the router (quote work in one worker thread) in one process and the stream app (`apps/stream/src/main.ts`) in another, on one embedded data directory'
+        : 'the all-in-one app with the quote work on its main thread (`INTEREST_WORKERS=0`)';
+  const late = causal.filter((x) => x > 150).length;
   return {
-    title: deployment === 'all-in-one' ? 'Live stream (all-in-one)' : 'Live stream (router and stream in separate processes)',
+    title: deployment === 'all-in-one' ? 'Live stream (all-in-one)' : deployment === 'split' ? 'Live stream (router and stream in separate processes)' : 'Live stream (all-in-one, quote work on the main thread)',
     description:
       `\`bench/stream.bench.ts\`: ${where}; the load in another ` +
       `(\`bench/stream-load.ts\`: ${CONNECTIONS} real WebSocket connections × ${PER_CONNECTION} distinct subscriptions, and the simulated market's pool updates ` +
@@ -253,15 +266,20 @@ async function run(deployment: Deployment): Promise<BenchSection> {
       {
         metric: 'router work',
         value: `${fmtRate(replays / r.runSeconds, 'route replays')}, ${fmtRate(checks / r.runSeconds, 'checks')}, ${fmtRate(switches / r.runSeconds, 'route switches')}, ${fmtRate(searches / r.runSeconds, 'route searches')}`,
-        notes: `replay: a tuple whose route's pools changed, once per debounced burst; check: after a change of a pool on its route (right after its replay) or on its candidate paths (between windows); switch: a check whose candidate path gained > 5 bp on the route by the float estimate and priced better exactly (it becomes the route); search: in the background after a switch with a price impact over 10 bp, or for a tuple without a route whose candidate gained (5 ms slices, 40 ms apart while debounce windows are open: at most about 1/9 of the time; newest request first); ${(stats1.shedSearches - stats0.shedSearches).toLocaleString('en-US')} withdrawn unrun after waiting ${SEARCH_STALE_MS / 1000} s (queued again by a later check while the gain lasts); ${stats1.pendingSearches} waiting at the end`,
+        notes: `replay: a tuple whose route's pools changed, once per debounced burst; check: after a change of a pool on its route (after the window that replayed it) or on its candidate paths, between windows; switch: a check whose candidate path gained > 5 bp on the route by the float estimate and priced better exactly (it becomes the route); search: in the background after a switch with a price impact over 10 bp, or for a tuple without a route whose candidate gained (5 ms slices, 40 ms apart while debounce windows are open: at most about 1/9 of the time; newest request first); ${(stats1.shedSearches - stats0.shedSearches).toLocaleString('en-US')} withdrawn unrun after waiting ${SEARCH_STALE_MS / 1000} s (queued again by a later check while the gain lasts); ${stats1.pendingSearches} waiting at the end`,
       },
-      { metric: 'pool change → receipt p50', value: fmtMs(e2e.p50) },
+      {
+        metric: 'router threads busy (event loop utilization)',
+        value: `main ${(mainBusy * 100).toFixed(0)}%${workersBusy.map((b) => `, quote worker ${(b * 100).toFixed(0)}%`).join('')}`,
+        notes: 'over the run; a thread busy near 100% is the limit: what arrives meanwhile waits',
+      },
+      { metric: 'pool change → receipt p50 / p90', value: `${fmtMs(e2e.p50)} / ${fmtMs(e2e.p90)}` },
       {
         metric: 'pool change → receipt p99',
         value: fmtMs(e2e.p99),
         target: '≤ 150 ms (100 ms beyond the 50 ms debounce)',
         verdict: verdict(e2e.p99 <= 150),
-        notes: `max ${fmtMs(e2e.max)}; ${causal.length.toLocaleString('en-US')} pushes matched to the change they answer (${unmatched} not: quotes of the subscription phase or of a change before the run)`,
+        notes: `max ${fmtMs(e2e.max)}; ${((late / Math.max(1, causal.length)) * 100).toFixed(1)}% of the pushes over 150 ms; ${causal.length.toLocaleString('en-US')} pushes matched to the change they answer (${unmatched} not: quotes of the subscription phase or of a change before the run)`,
       },
       {
         metric: `warm-up: pool change → receipt in the first ${WARMUP_SECONDS} s (p50 / p99)`,
@@ -277,7 +295,7 @@ async function run(deployment: Deployment): Promise<BenchSection> {
       {
         metric: 'debounce windows',
         value: `${(windows.size / RUN_SECONDS).toFixed(1)}/s; replays per window p50 ${perWindow.p50.toLocaleString('en-US')} / p90 ${perWindow.p90.toLocaleString('en-US')} / max ${perWindow.max.toLocaleString('en-US')}`,
-        notes: `a window's last replay push arrives p50 ${fmtMs(windowSpan.p50)} / p99 ${fmtMs(windowSpan.p99)} after its first update. A window is due ${DEBOUNCE_MS} ms after its first update, but the next one starts only when the replays of the current one are done: windows far apart and large are the router's main thread at its limit (the replays and checks of a window in which a pool on thousands of routes changed take longer than the debounce)`,
+        notes: `a window's last replay push arrives p50 ${fmtMs(windowSpan.p50)} / p99 ${fmtMs(windowSpan.p99)} after its first update. A window is due ${DEBOUNCE_MS} ms after its first update, but the next one starts only when the replays of the current one are done: windows far apart and large are the thread doing the quote work at its limit (the replays of a window in which a pool on thousands of routes changed, and the checks after it, take longer than the debounce)`,
       },
       { metric: 'pool change → receipt, route switches (p50 / p99)', value: fmtDist(byKind.check), notes: `${byKind.check.length.toLocaleString('en-US')} pushes: a check made a candidate path that priced better the route` },
       { metric: 'pool change → receipt, background searches (p50 / p99)', value: fmtDist(byKind.search), notes: `${byKind.search.length.toLocaleString('en-US')} pushes: a background search found a better route than the one in place` },
@@ -286,7 +304,7 @@ async function run(deployment: Deployment): Promise<BenchSection> {
         value: `${fmtMs(s.p50)} / ${fmtMs(s.p99)}`,
         notes: `receipt minus the first append of the quote's own slot, pushes until ${MOVING_TAIL_MS} ms after the last append: how old the state a client holds is (a late replay computed on a newer slot looks young here)`,
       },
-      { metric: 'memory per subscription', value: `${(heapPerSub / 1024).toFixed(2)} KiB`, notes: deployment === 'all-in-one' ? 'server heap growth with all subscriptions live (stream hub + router interest state)' : 'router heap growth with all subscriptions live (router interest state; the stream hub is in the other process)' },
+      { metric: 'memory per subscription', value: `${(heapPerSub / 1024).toFixed(2)} KiB`, notes: allInOne ? 'server heap growth with all subscriptions live (stream hub + router interest state, in its worker when it runs in one)' : 'router heap growth with all subscriptions live (router interest state in its worker; the stream hub is in the other process)' },
     ],
   };
 }

@@ -4,7 +4,8 @@
  * and ack; a pool update appended to the log → recompute (debounced) → quotes-changed → push;
  * an identical re-quote → nothing; unsubscribe; acks and counts; the 256 limit; malformed,
  * non-object, binary and oversized frames (256 KiB counted in bytes; over maxPayload: 1009);
- * two clients sharing a tuple computed once by the router.
+ * two clients sharing a tuple computed once by the router; with the quote work in worker threads
+ * and on the main thread; tuples shared over two workers, and a worker that dies started again.
  */
 import 'reflect-metadata';
 import * as path from 'node:path';
@@ -13,7 +14,7 @@ import { Logger, Module } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import WebSocket from 'ws';
 import { SimMarket } from '../apps/ingestor/src/sim/market';
-import { InterestService } from '../apps/router/src/interest/interest.service';
+import { InterestHost } from '../apps/router/src/interest/interest-host';
 import { ProjectionService } from '../apps/router/src/projection/projection.service';
 import { RouterModule } from '../apps/router/src/router.module';
 import { StreamModule } from '../apps/stream/src/stream.module';
@@ -86,7 +87,8 @@ class Client {
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-describe('stream e2e (all in one, embedded log)', () => {
+// the quote work in a worker thread (the default) and on the main thread: the same contract
+describe.each(['1', '0'])('stream e2e (all in one, embedded log, INTEREST_WORKERS=%s)', (workers) => {
   let dir: string;
   let log: EmbeddedLog;
   let app: INestApplication;
@@ -129,7 +131,7 @@ describe('stream e2e (all in one, embedded log)', () => {
     genesis = market.genesis();
     await append(genesis);
     let port: number;
-    ({ app, port } = await serveOn(AllInOne, dir, {}, { stream: true }));
+    ({ app, port } = await serveOn(AllInOne, dir, { INTEREST_WORKERS: workers }, { stream: true }));
     url = `ws://127.0.0.1:${port}/api/v1/stream`;
   });
 
@@ -169,10 +171,10 @@ describe('stream e2e (all in one, embedded log)', () => {
     // an update that changes nothing the quote depends on: rewrite the same vaults at a new slot
     const again = [...currentVaults.values()].map((u) => ({ ...u, slot: u.slot + 1 }));
     const before = c.messages.length;
-    const recomputes = app.get(InterestService).stats().recomputes;
+    const recomputes = (await app.get(InterestHost).stats()).recomputes;
     await append(again);
-    for (let i = 0; i < 100 && app.get(InterestService).stats().recomputes === recomputes; i++) await pause(20);
-    expect(app.get(InterestService).stats().recomputes).toBeGreaterThan(recomputes); // it was recomputed...
+    for (let i = 0; i < 100 && (await app.get(InterestHost).stats()).recomputes === recomputes; i++) await pause(20);
+    expect((await app.get(InterestHost).stats()).recomputes).toBeGreaterThan(recomputes); // it was recomputed...
     await pause(200);
     expect(c.messages.slice(before)).toEqual([]); // ...and suppressed
 
@@ -314,6 +316,9 @@ describe('stream e2e (all in one, embedded log)', () => {
     c.send({ op: 'subscribe', pairs: [sol('7100000000')] });
     // count 1: the oversized frame subscribed nothing
     expect(await answer(c, n)).toEqual({ type: 'subscribed', count: 1 });
+    // its first quote (it may come just after the ack: the quote work runs on another thread)
+    await c.next((m) => m.type === 'quote', 5_000);
+    await pause(100);
     expect(c.messages.filter((m) => m.type === 'quote')).toHaveLength(1);
     c.close();
   });
@@ -444,13 +449,13 @@ describe('stream instances and the router as separate apps on one data directory
 
     c1.send({ op: 'subscribe', pairs: [pair] });
     const first1 = await c1.next((m) => m.type === 'quote');
-    const searches = router!.get(InterestService).stats().searches;
+    const searches = (await router!.get(InterestHost).stats()).searches;
     c2.send({ op: 'subscribe', pairs: [pair] });
     const first2 = await c2.next((m) => m.type === 'quote');
     expect(first2).toEqual(first1);
     // the second instance got the router's current quote again, without a new computation
-    expect(router!.get(InterestService).stats().searches).toBe(searches);
-    expect(router!.get(InterestService).stats().tuples).toBe(1);
+    expect((await router!.get(InterestHost).stats()).searches).toBe(searches);
+    expect((await router!.get(InterestHost).stats()).tuples).toBe(1);
     expect((await quotesChanged()).map((q) => q.amountOut)).toEqual([first1.amountOut, first1.amountOut]);
 
     // a market move: one record, both instances push it
@@ -468,9 +473,9 @@ describe('stream instances and the router as separate apps on one data directory
     [n1, n2] = [c1.messages.length, c2.messages.length];
     const before = (await quotesChanged()).length;
     router = await startRouter();
-    const svc = router.get(InterestService);
+    const svc = router.get(InterestHost);
     for (let i = 0; i < 250 && (await quotesChanged()).length === before; i++) await pause(20);
-    expect(svc.stats().tuples).toBe(1);
+    expect((await svc.stats()).tuples).toBe(1);
     expect((await quotesChanged()).slice(before).map((q) => q.amountOut)).toEqual([p1.amountOut]);
     await pause(100);
     expect(c1.messages.slice(n1)).toEqual([]);
@@ -485,9 +490,120 @@ describe('stream instances and the router as separate apps on one data directory
     c1.send({ op: 'unsubscribe', pairs: [pair] });
     expect(await c1.next((m) => m.type === 'unsubscribed')).toEqual({ type: 'unsubscribed', count: 1 });
     await pause(100);
-    expect(svc.stats().tuples).toBe(1);
+    expect((await svc.stats()).tuples).toBe(1);
     c2.close();
-    for (let i = 0; i < 250 && svc.stats().tuples > 0; i++) await pause(20);
-    expect(svc.stats().tuples).toBe(0);
+    for (let i = 0; i < 250 && (await svc.stats()).tuples > 0; i++) await pause(20);
+    expect((await svc.stats()).tuples).toBe(0);
+  });
+});
+
+/**
+ * The quote work over several worker threads: each tuple is one worker's (a hash of its key),
+ * every subscriber gets its first quote and its pushes whichever worker computes them, and a
+ * worker that dies is started again and picks its tuples up from the log.
+ */
+describe('quote work in worker threads (INTEREST_WORKERS=2)', () => {
+  let dir: string;
+  let log: EmbeddedLog;
+  let app: INestApplication;
+  let url: string;
+  let market: SimMarket;
+  let slot = 0;
+  const clients: Client[] = [];
+  // 24 tuples: SOL→USDC ExactIn at 24 amounts
+  const pairs = Array.from({ length: 24 }, (_, i) => ({ in: MINTS.SOL, out: MINTS.USDC, amount: String(1_000_000_000 + i * 37_000_000), exactIn: true }));
+
+  async function moveMarket(delta: bigint): Promise<void> {
+    slot = Math.max(slot, market.slot) + 1;
+    const updates: PoolUpdate[] = [];
+    for (const p of market.pools) {
+      const mints = [p.state.token0Mint, p.state.token1Mint];
+      if (!mints.includes(MINTS.SOL) || !mints.includes(MINTS.USDC)) continue;
+      const vault = p.state.token0Mint === MINTS.USDC ? p.state.token0Vault : p.state.token1Vault;
+      const [prev] = (await log.read(TOPICS.poolUpdates, 'beginning', 1_000_000)).filter((r) => r.key === vault).slice(-1);
+      const u = decodePoolUpdate(prev.value);
+      const acc = decodeTokenAccount(u.data!, u.owner);
+      updates.push({ ...u, slot, data: encodeTokenAccount({ ...acc, amount: acc.amount + delta }) });
+    }
+    await appendUpdates(log, updates);
+  }
+
+  /** every tuple's next quote after message index `since` of each client */
+  async function quotesAfter(cs: Client[], since: number[]): Promise<Map<string, any>> {
+    const got = new Map<string, any>();
+    for (let i = 0; i < 250 && got.size < pairs.length; i++) {
+      cs.forEach((c, j) => {
+        for (const m of c.messages.slice(since[j])) if (m.type === 'quote') got.set(m.amount, m);
+      });
+      if (got.size < pairs.length) await pause(20);
+    }
+    return got;
+  }
+
+  beforeAll(async () => {
+    ({ dir, log } = await poolLog('stream-workers-'));
+    market = new SimMarket({ seed: 4, pools: 60, tokens: 20, swapsPerSlot: 6 });
+    await appendUpdates(log, market.genesis());
+    let port: number;
+    ({ app, port } = await serveOn(AllInOne, dir, { INTEREST_WORKERS: '2' }, { stream: true }));
+    url = `ws://127.0.0.1:${port}/api/v1/stream`;
+  });
+
+  afterAll(async () => {
+    for (const c of clients) c.close();
+    await closeApp(app, log, dir);
+  });
+
+  it('each tuple is one worker\'s; both clients get every first quote and every push', async () => {
+    const a = await Client.open(url);
+    const b = await Client.open(url);
+    clients.push(a, b);
+    a.send({ op: 'subscribe', pairs: pairs.slice(0, 12) });
+    b.send({ op: 'subscribe', pairs: pairs.slice(12) });
+    const first = await quotesAfter([a, b], [0, 0]);
+    expect(first.size).toBe(pairs.length);
+    const { stats, workers } = await app.get(InterestHost).snapshot();
+    expect(stats.tuples).toBe(pairs.length);
+    // both workers hold a share, and no tuple is held twice
+    expect(workers).toHaveLength(2);
+    expect(workers.every((w) => w.stats.tuples > 0)).toBe(true);
+    expect(workers[0].stats.tuples + workers[1].stats.tuples).toBe(pairs.length);
+    // one computation per tuple: each first quote written once to quotes-changed
+    const written = (await log.read(TOPICS.quotesChanged, 'beginning', 1_000_000)).map((r) => r.key);
+    for (const p of pairs) expect(written.filter((k) => k === tupleKey(p))).toHaveLength(1);
+
+    const since = [a.messages.length, b.messages.length];
+    await moveMarket(5_000_000_000n);
+    const pushed = await quotesAfter([a, b], since);
+    expect(pushed.size).toBe(pairs.length);
+    for (const [amount, q] of pushed) {
+      expect(BigInt(q.amountOut)).toBeGreaterThan(BigInt(first.get(amount).amountOut));
+      expect(q.slot).toBe(slot);
+    }
+  });
+
+  it('a worker that dies is started again: it reads the live interest back and the pushes go on', async () => {
+    const c = await Client.open(url);
+    clients.push(c);
+    c.send({ op: 'subscribe', pairs });
+    const first = await quotesAfter([c], [0]);
+    expect(first.size).toBe(pairs.length);
+    const host = app.get(InterestHost);
+    const shards = (host as unknown as { shards: Array<{ worker: { terminate(): Promise<number> } | null }> }).shards;
+    await shards[0].worker!.terminate();
+    expect(shards[0].worker).toBeNull();
+    for (let i = 0; i < 250 && shards[0].worker === null; i++) await pause(20);
+    expect(shards[0].worker).not.toBeNull();
+    for (let i = 0; i < 250; i++) {
+      const s = await host.stats().catch(() => undefined);
+      if (s?.tuples === pairs.length) break;
+      await pause(20);
+    }
+    expect((await host.stats()).tuples).toBe(pairs.length);
+    const since = [c.messages.length];
+    await moveMarket(3_000_000_000n);
+    const pushed = await quotesAfter([c], since);
+    expect(pushed.size).toBe(pairs.length);
+    for (const q of pushed.values()) expect(q.slot).toBe(slot);
   });
 });

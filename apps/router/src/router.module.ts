@@ -3,7 +3,7 @@ import { ConfigModule } from '../../../libs/config/src/config.module';
 import { LogModule } from '../../../libs/log/src/log.module';
 import { QuotesServedService } from './audit/quotes-served.service';
 import { HealthController } from './http/health.controller';
-import { InterestService } from './interest/interest.service';
+import { InterestHost } from './interest/interest-host';
 import { MarketsController } from './http/markets.controller';
 import { QuoteController } from './http/quote.controller';
 import { PriceController } from './price/price.controller';
@@ -18,7 +18,7 @@ import { SwapService } from './swap/swap.service';
 @Module({
   imports: [ConfigModule, LogModule],
   controllers: [QuoteController, MarketsController, HealthController, PriceController, SwapController, SimChainController],
-  providers: [ProjectionService, QuoteService, PriceService, QuotesServedService, SwapService, chainGatewayProvider, InterestService],
-  exports: [ProjectionService, QuoteService, PriceService, QuotesServedService, InterestService],
+  providers: [ProjectionService, QuoteService, PriceService, QuotesServedService, SwapService, chainGatewayProvider, InterestHost],
+  exports: [ProjectionService, QuoteService, PriceService, QuotesServedService, InterestHost],
 })
 export class RouterModule {}

@@ -54,6 +54,8 @@ export interface AppConfig {
    */
   rateLimitPerMinute: number;
   rateLimitPerSecond: number;
+  /** INTEREST_WORKERS: worker threads sharing the live stream's quote work (0: on the router's main thread) */
+  interestWorkers: number;
 }
 
 export class ConfigError extends Error {
@@ -128,6 +130,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     streamMaxBufferedBytes: int(env, 'STREAM_MAX_BUFFERED_BYTES', 1_048_576, 1, 1 << 30),
     rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 60, 0, 1_000_000_000),
     rateLimitPerSecond: int(env, 'RATE_LIMIT_PER_SECOND', 10, 0, 1_000_000_000),
+    interestWorkers: int(env, 'INTEREST_WORKERS', 1, 0, 16),
     ...chainSettings(env),
     ...lookupTableSettings(env, ingestSource),
   };

@@ -11,12 +11,13 @@
  *   - a replay of its current route (replayQuote: the same pools and flow division, exact
  *     integer math on the current pools; a few pool quotes) when a pool of that route changed,
  *     after the debounce: a burst of changes within DEBOUNCE_MS is one replay;
- *   - a check (see check) after a change of a pool on its route or its candidate paths: right
- *     after the route's replay, or between debounce windows when only candidate pools changed.
+ *   - a check (see check) after a change of a pool on its route or its candidate paths, between
+ *     debounce windows: after the window that replayed the route (its replays are all pushed
+ *     first), or as soon as a window closes or before the next is due when only candidate pools
+ *     changed.
  *     A candidate path estimated (the search's own float guide) to beat the route by more than
  *     5 bp, relative to how they compared at the search, is priced exactly; when it beats the
- *     route's exact quote it becomes the route at once (a switch, pushed in place of the
- *     replay's quote) and, when its price impact leaves a split room to gain, a full search
+ *     route's exact quote it becomes the route at once (a switch, pushed when found) and, when its price impact leaves a split room to gain, a full search
  *     refines it in the background. A tuple without a route is searched again when a candidate
  *     path's estimate gained more than 5 bp since its last search.
  *     Background searches run in short slices that take at most about a fifth of the time, so
@@ -242,6 +243,7 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     @Inject(LOG_PORT) private readonly log: LogPort,
     private readonly projections: ProjectionService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly shard: { index: number; count: number } = { index: 0, count: 1 },
   ) {
     this.fee = aggregatorFeeOf(config);
   }
@@ -300,7 +302,7 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     const again: LogMessage[] = [];
     for (const t of [...change.added, ...change.joined]) {
       const key = tupleKey(t);
-      if (!this.registry.has(key)) continue;
+      if (!this.registry.has(key) || !this.inShard(key)) continue;
       const w = this.watched.get(key);
       if (!w) {
         this.watched.set(key, { tuple: t, key, amount: BigInt(t.amount), mode: t.exactIn ? 'ExactIn' : 'ExactOut', routeDeps: new Set(), candDeps: new Set(), cands: [], memo: [] });
@@ -315,6 +317,14 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     if (again.length > 0) this.publish(again);
     // a first quote is wanted now: no debounce
     if (this.urgent.size > 0) this.schedule(Date.now());
+  }
+
+  /** the tuples of this instance's shard (see InterestHost): a hash of the key, modulo the shard count */
+  private inShard(key: string): boolean {
+    if (this.shard.count === 1) return true;
+    let h = 0x811c9dc5;
+    for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+    return (h >>> 0) % this.shard.count === this.shard.index;
   }
 
   private sweep(nowMs: number): void {
@@ -461,14 +471,14 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
         if (w) {
           const cause = w.changedAt ?? this.replayCause;
           const q = this.replay(w);
-          // the route moved: a candidate may beat it now (a check queued meanwhile runs now too);
-          // a candidate that prices better becomes the route, and its quote is the one pushed
+          emit(w, q, cause, 'replay', this.replayCause);
+          // the route moved: a candidate may beat it now. Its check runs after the window's
+          // replays, between windows (with any check queued meanwhile; `since`: the earliest
+          // change behind it), so every replay of the window is pushed first: most checks find
+          // no better path, and a window of thousands of replays is not held up by them
           const checkCause = w.checkCause;
           const since = Math.min(cause, checkCause ?? cause);
-          const checked = w.route !== undefined && (w.cands.length > 1 || checkCause !== undefined) && !(this.searches.has(key) && !w.searchForGain);
-          const switched = checked ? this.checkNow(w, q, since) : undefined;
-          if (switched) emit(w, switched, since, 'check', this.replayCause);
-          else emit(w, q, cause, 'replay', this.replayCause);
+          if (w.route !== undefined && (w.cands.length > 1 || checkCause !== undefined) && !(this.searches.has(key) && !w.searchForGain)) this.queueCheck(key, since);
         }
       }
       if (this.replays.size === 0) {
@@ -491,8 +501,8 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
         this.checks.delete(key);
         const w = this.watched.get(key);
         if (!w) continue;
-        // a replay is pending: the check runs right after it, on the route priced on the current
-        // pools (checkCause keeps the earliest change behind it)
+        // a replay is pending: the check is queued again after it, on the route priced on the
+        // current pools (checkCause keeps the earliest change behind it)
         if (this.replays.has(key) || this.nextReplays.has(key)) continue;
         const cause = w.checkCause;
         w.checkCause = undefined;
@@ -646,12 +656,6 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
    * A tuple whose route cannot be estimated is queued for a search; one without a route, see
    * checkWithoutRoute.
    */
-  private checkNow(w: Watched, routeQuote: QuotesChanged, cause: number): QuotesChanged | undefined {
-    this.checks.delete(w.key);
-    w.checkCause = undefined;
-    return this.check(w, cause, routeQuote);
-  }
-
   private check(w: Watched, cause: number | undefined, routeQuote: QuotesChanged | undefined): QuotesChanged | undefined {
     this.counters.checks++;
     if (!w.route) return this.checkWithoutRoute(w, cause);

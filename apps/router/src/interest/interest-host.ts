@@ -1,0 +1,204 @@
+/**
+ * Where the live stream's quote work runs (INTEREST_WORKERS).
+ *   - N ≥ 1 (default 1): N worker threads (interest-worker.ts), each with its own reader of the
+ *     log and its own projection, running InterestService on a shard of the tuples (a hash of
+ *     the tuple key); this thread appends the quotes-changed records they compute, in the order
+ *     each hands them over. The main thread keeps the HTTP API, the REST quotes and the stream's
+ *     sockets while a busy market makes thousands of tuples replay, and with N > 1 a debounce
+ *     window's replays run in parallel over the shards (each worker costs its own projection:
+ *     memory, and CPU per pool update). A worker that dies is started again after
+ *     WORKER_RESTART_MS; the new one reads the live interest back from the log and publishes its
+ *     tuples' current quotes.
+ *   - 0: InterestService on this thread, on the router's own projection.
+ */
+import * as path from 'path';
+import { performance, type EventLoopUtilization } from 'perf_hooks';
+import { Worker } from 'worker_threads';
+import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import type { AppConfig } from '../../../../libs/config/src/config';
+import { APP_CONFIG } from '../../../../libs/config/src/config.module';
+import type { QuotesChanged } from '../../../../libs/contracts/src/stream';
+import { TOPICS } from '../../../../libs/contracts/src/topics';
+import { LOG_PORT, type LogMessage, type LogPort } from '../../../../libs/log/src/log.port';
+import { ProjectionService } from '../projection/projection.service';
+import { InterestService, type InterestStats, type PushKind } from './interest.service';
+import type { FromWorker, InterestWorkerData, ToWorker } from './interest-worker';
+
+export type PushObserver = (q: QuotesChanged, causeAppendedAt: number, by: PushKind, windowAppendedAt?: number) => void;
+
+/** a worker that exited unexpectedly is started again after this long */
+export const WORKER_RESTART_MS = 1_000;
+/** a worker asked to close is terminated if it has not exited after this long */
+const WORKER_CLOSE_MS = 5_000;
+
+/** the stats of the quote work and how busy its threads are (diagnostics, the stream benchmark) */
+export interface InterestSnapshot {
+  stats: InterestStats;
+  /** per worker (by shard): its own stats, event loop utilization since it started and heap (bytes); none when the work runs on the main thread */
+  workers: WorkerAnswer[];
+}
+
+export interface WorkerAnswer {
+  stats: InterestStats;
+  busy: EventLoopUtilization;
+  heapUsed: number;
+}
+
+interface Shard {
+  index: number;
+  worker: Worker | null;
+  /** stats requests waiting for this worker's answer */
+  waiting: Map<number, { resolve: (a: WorkerAnswer) => void; reject: (e: Error) => void }>;
+}
+
+@Injectable()
+export class InterestHost implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger('InterestHost');
+  private inline: InterestService | null = null;
+  private shards: Shard[] = [];
+  private observer: PushObserver | null = null;
+  private appending: Promise<unknown> = Promise.resolve();
+  private nextId = 0;
+  private closing = false;
+  private readonly restarts = new Set<NodeJS.Timeout>();
+
+  constructor(
+    @Inject(LOG_PORT) private readonly log: LogPort,
+    private readonly projections: ProjectionService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    const count = this.config.interestWorkers;
+    if (count === 0) {
+      this.inline = new InterestService(this.log, this.projections, this.config);
+      await this.inline.onModuleInit();
+      return;
+    }
+    await this.log.ensureTopic(TOPICS.quotesChanged);
+    this.shards = Array.from({ length: count }, (_, index) => ({ index, worker: null, waiting: new Map() }));
+    await Promise.all(this.shards.map((s) => this.start(s)));
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    this.closing = true;
+    for (const t of this.restarts) clearTimeout(t);
+    this.restarts.clear();
+    if (this.inline) return this.inline.onModuleDestroy();
+    await Promise.all(this.shards.map((s) => this.stop(s)));
+    await this.appending.catch(() => undefined);
+  }
+
+  /** InterestService.stats, summed over the workers */
+  async stats(): Promise<InterestStats> {
+    return (await this.snapshot()).stats;
+  }
+
+  /** `gc`: the workers collect garbage first, when the process exposes gc (memory figures) */
+  async snapshot(gc = false): Promise<InterestSnapshot> {
+    if (this.inline) return { stats: this.inline.stats(), workers: [] };
+    const answers = await Promise.all(this.shards.map((s) => this.ask(s, gc)));
+    const stats = { ...answers[0].stats };
+    for (const a of answers.slice(1)) for (const k of Object.keys(stats) as Array<keyof InterestStats>) stats[k] += a.stats[k];
+    return { stats, workers: answers.map(({ stats: own, busy, heapUsed }) => ({ stats: own, busy, heapUsed })) };
+  }
+
+  /** how busy this (the main) thread has been since it started */
+  mainUtilization(): EventLoopUtilization {
+    return performance.eventLoopUtilization();
+  }
+
+  /** InterestService.pushObserver (diagnostics), wherever it runs */
+  set pushObserver(f: PushObserver | null) {
+    this.observer = f;
+    if (this.inline) this.inline.pushObserver = f;
+    for (const s of this.shards) s.worker?.postMessage({ type: 'observe', on: f !== null } satisfies ToWorker);
+  }
+
+  get pushObserver(): PushObserver | null {
+    return this.observer;
+  }
+
+  /** start the shard's worker; resolves once it reads the log */
+  private start(shard: Shard): Promise<void> {
+    const worker = startWorker({ config: this.config, shard: { index: shard.index, count: this.shards.length } });
+    shard.worker = worker;
+    return new Promise<void>((resolve, reject) => {
+      let ready = false;
+      worker.on('message', (m: FromWorker) => {
+        if (m.type === 'ready') {
+          ready = true;
+          if (this.observer) worker.postMessage({ type: 'observe', on: true } satisfies ToWorker);
+          resolve();
+        } else if (m.type === 'failed') this.logger.error(`interest worker ${shard.index} failed: ${m.message}`);
+        else if (m.type === 'publish') this.append(m);
+        else if (m.type === 'stats') {
+          shard.waiting.get(m.id)?.resolve(m);
+          shard.waiting.delete(m.id);
+        }
+      });
+      worker.on('error', (e) => this.logger.error(`interest worker ${shard.index}: ${e.stack ?? e.message}`));
+      worker.once('exit', (code) => {
+        if (shard.worker === worker) shard.worker = null;
+        for (const w of shard.waiting.values()) w.reject(new Error(`interest worker ${shard.index} exited (${code})`));
+        shard.waiting.clear();
+        if (!ready) reject(new Error(`interest worker ${shard.index} exited (${code}) before it was ready`));
+        else if (!this.closing) {
+          this.logger.error(`interest worker ${shard.index} exited (${code}): starting it again in ${WORKER_RESTART_MS} ms`);
+          const t = setTimeout(() => {
+            this.restarts.delete(t);
+            if (!this.closing) this.start(shard).catch((e: Error) => this.logger.error(e.message));
+          }, WORKER_RESTART_MS);
+          this.restarts.add(t);
+        }
+      });
+    });
+  }
+
+  private stop(shard: Shard): Promise<void> {
+    const worker = shard.worker;
+    if (!worker) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(() => void worker.terminate(), WORKER_CLOSE_MS);
+      worker.once('exit', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+      worker.postMessage({ type: 'close' } satisfies ToWorker);
+    });
+  }
+
+  private ask(shard: Shard, gc: boolean): Promise<WorkerAnswer> {
+    const worker = shard.worker;
+    if (!worker) return Promise.reject(new Error(`interest worker ${shard.index} is not running`));
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      shard.waiting.set(id, { resolve, reject });
+      worker.postMessage({ type: 'stats', id, gc } satisfies ToWorker);
+    });
+  }
+
+  private append(m: Extract<FromWorker, { type: 'publish' }>): void {
+    const messages: LogMessage[] = new Array(m.keys.length);
+    for (let i = 0; i < m.keys.length; i++) {
+      const v = m.values[i];
+      messages[i] = { key: m.keys[i], value: Buffer.from(v.buffer, v.byteOffset, v.byteLength) };
+    }
+    this.appending = this.appending
+      .then(() => this.log.append(TOPICS.quotesChanged, messages))
+      .catch((e: unknown) => this.logger.error(`could not publish ${messages.length} quote change(s): ${(e as Error).message}`));
+    const observe = this.observer;
+    if (observe) for (const o of m.observed) observe(o.quote, o.cause, o.by, o.window);
+  }
+}
+
+/**
+ * The compiled interest-worker.js beside this file; from TypeScript sources (tests, benchmarks,
+ * `node -r ./test/support/ts-register.js`), its .ts through that transpile-on-require hook.
+ */
+function startWorker(data: InterestWorkerData): Worker {
+  const fromSource = __filename.endsWith('.ts');
+  const entry = path.join(__dirname, fromSource ? 'interest-worker.ts' : 'interest-worker.js');
+  const execArgv = fromSource ? ['-r', path.join(__dirname, '..', '..', '..', '..', 'test', 'support', 'ts-register.js')] : [];
+  return new Worker(entry, { workerData: data, execArgv });
+}

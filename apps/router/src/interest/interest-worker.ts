@@ -1,0 +1,103 @@
+/**
+ * The live stream's quote work in its own thread (see InterestHost): this worker opens its own
+ * connection to the log (the same topics, as another reader), keeps its own projection of
+ * `pool-updates` and runs InterestService on it for its shard of the tuples, so the replays,
+ * checks and searches of the subscribed tuples do not share the main thread with the HTTP API,
+ * the projection REST quotes read and the stream's sockets. The quotes-changed records it
+ * computes are handed to the main thread, which appends them to the log (so an all-in-one stream
+ * instance gets them in process, without reading them back).
+ */
+import 'reflect-metadata';
+import { performance, type EventLoopUtilization } from 'perf_hooks';
+import { getHeapStatistics } from 'v8';
+import { parentPort, workerData } from 'worker_threads';
+import type { AppConfig } from '../../../../libs/config/src/config';
+import type { QuotesChanged } from '../../../../libs/contracts/src/stream';
+import { TOPICS } from '../../../../libs/contracts/src/topics';
+import { createLog } from '../../../../libs/log/src/create-log';
+import type { AppendResult, LogMessage, LogPort } from '../../../../libs/log/src/log.port';
+import { ProjectionService } from '../projection/projection.service';
+import { InterestService, type InterestStats, type PushKind } from './interest.service';
+
+export interface InterestWorkerData {
+  config: AppConfig;
+  shard: { index: number; count: number };
+}
+
+/** a push the main thread's pushObserver is told about (InterestService.pushObserver's arguments) */
+export interface Observation {
+  quote: QuotesChanged;
+  cause: number;
+  by: PushKind;
+  window?: number;
+}
+
+/** stats: `gc`, collect garbage first when the process exposes gc (the benchmark's memory figures) */
+export type ToWorker = { type: 'observe'; on: boolean } | { type: 'stats'; id: number; gc?: boolean } | { type: 'close' };
+export type FromWorker =
+  | { type: 'ready' }
+  /** quotes-changed records to append, in order; `observed`: the pushes among them, while observed */
+  | { type: 'publish'; keys: string[]; values: Uint8Array[]; observed: Observation[] }
+  /** `busy`: the worker's event loop utilization since it started; `heapUsed`: its heap, bytes */
+  | { type: 'stats'; id: number; stats: InterestStats; busy: EventLoopUtilization; heapUsed: number }
+  | { type: 'failed'; message: string };
+
+async function main(): Promise<void> {
+  const port = parentPort;
+  if (!port) throw new Error('interest-worker runs as a worker thread (see InterestHost)');
+  const post = (m: FromWorker): void => port.postMessage(m);
+  const { config, shard } = workerData as InterestWorkerData;
+  const log = createLog(config);
+  let observed: Observation[] = [];
+  const handOver = (messages: LogMessage[]): Promise<AppendResult[]> => {
+    const keys = new Array<string>(messages.length);
+    const values = new Array<Uint8Array>(messages.length);
+    for (let i = 0; i < messages.length; i++) {
+      keys[i] = messages[i].key;
+      values[i] = messages[i].value;
+    }
+    post({ type: 'publish', keys, values, observed });
+    observed = [];
+    // the main thread appends (and reports a failure); InterestService only counts what it handed over
+    return Promise.resolve([]);
+  };
+  // quotes-changed goes to the main thread; everything else is this thread's own connection
+  const bridge: LogPort = {
+    driver: log.driver,
+    ensureTopic: (topic) => log.ensureTopic(topic),
+    append: (topic, messages) => (topic === TOPICS.quotesChanged ? handOver(messages) : log.append(topic, messages)),
+    read: (topic, from, limit) => log.read(topic, from, limit),
+    endPositions: (topic) => log.endPositions(topic),
+    subscribe: (topic, options, handler) => log.subscribe(topic, options, handler),
+    commit: (groupId, topic, positions) => log.commit(groupId, topic, positions),
+    committed: (groupId, topic) => log.committed(groupId, topic),
+    ping: () => log.ping(),
+    close: () => log.close(),
+  };
+  const projections = new ProjectionService(log);
+  const interest = new InterestService(bridge, projections, config, shard);
+  port.on('message', (m: ToWorker) => {
+    if (m.type === 'observe') interest.pushObserver = m.on ? (quote, cause, by, window) => observed.push({ quote, cause, by, window }) : null;
+    else if (m.type === 'stats') {
+      const gc = (globalThis as { gc?: () => void }).gc;
+      if (m.gc && gc) gc();
+      post({ type: 'stats', id: m.id, stats: interest.stats(), busy: performance.eventLoopUtilization(), heapUsed: getHeapStatistics().used_heap_size });
+    }
+    else if (m.type === 'close') {
+      void (async () => {
+        await interest.onModuleDestroy();
+        await projections.onModuleDestroy();
+        await log.close();
+        port.close();
+      })();
+    }
+  });
+  await projections.onModuleInit();
+  await interest.onModuleInit();
+  post({ type: 'ready' });
+}
+
+main().catch((e: unknown) => {
+  parentPort?.postMessage({ type: 'failed', message: (e as Error).message } satisfies FromWorker);
+  process.exit(1);
+});
