@@ -86,7 +86,7 @@ async function startStreamApp(dir: string): Promise<{ url: string; child: ChildP
   }
 }
 
-async function run(deployment: Deployment): Promise<BenchSection> {
+export async function run(deployment: Deployment): Promise<BenchSection> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-stream-'));
   const log = new EmbeddedLog({ dataDir: dir });
   const marketOpts: SimMarketOptions = { seed: 12, pools: 1000, tokens: 200, swapsPerSlot: 40, programs: 'all' };

@@ -14,7 +14,7 @@
 import * as path from 'path';
 import { performance, type EventLoopUtilization } from 'perf_hooks';
 import { Worker } from 'worker_threads';
-import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, type LogLevel, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import type { AppConfig } from '../../../../libs/config/src/config';
 import { APP_CONFIG } from '../../../../libs/config/src/config.module';
 import type { QuotesChanged } from '../../../../libs/contracts/src/stream';
@@ -25,6 +25,8 @@ import { InterestService, type InterestStats, type PushKind } from './interest.s
 import type { FromWorker, InterestWorkerData, ToWorker } from './interest-worker';
 
 export type PushObserver = (q: QuotesChanged, causeAppendedAt: number, by: PushKind, windowAppendedAt?: number) => void;
+
+const LOG_LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
 
 /** a worker that exited unexpectedly is started again after this long */
 export const WORKER_RESTART_MS = 1_000;
@@ -121,7 +123,10 @@ export class InterestHost implements OnModuleInit, OnModuleDestroy {
 
   /** start the shard's worker; resolves once it reads the log */
   private start(shard: Shard): Promise<void> {
-    const worker = startWorker({ config: this.config, shard: { index: shard.index, count: this.shards.length } });
+    // the levels the app's logger was given (none given: Nest's default, every level)
+    const given = (Logger as unknown as { logLevels?: LogLevel[] }).logLevels;
+    const logLevels = given === undefined ? LOG_LEVELS : LOG_LEVELS.filter((l) => Logger.isLevelEnabled(l));
+    const worker = startWorker({ config: this.config, shard: { index: shard.index, count: this.shards.length }, logLevels });
     shard.worker = worker;
     return new Promise<void>((resolve, reject) => {
       let ready = false;

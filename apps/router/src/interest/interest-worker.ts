@@ -8,6 +8,7 @@
  * instance gets them in process, without reading them back).
  */
 import 'reflect-metadata';
+import { ConsoleLogger, Logger, type LogLevel } from '@nestjs/common';
 import { performance, type EventLoopUtilization } from 'perf_hooks';
 import { getHeapStatistics } from 'v8';
 import { parentPort, workerData } from 'worker_threads';
@@ -22,6 +23,8 @@ import { InterestService, type InterestStats, type PushKind } from './interest.s
 export interface InterestWorkerData {
   config: AppConfig;
   shard: { index: number; count: number };
+  /** the log levels enabled on the main thread (the worker logs the same ones) */
+  logLevels: LogLevel[];
 }
 
 /** a push the main thread's pushObserver is told about (InterestService.pushObserver's arguments) */
@@ -46,7 +49,9 @@ async function main(): Promise<void> {
   const port = parentPort;
   if (!port) throw new Error('interest-worker runs as a worker thread (see InterestHost)');
   const post = (m: FromWorker): void => port.postMessage(m);
-  const { config, shard } = workerData as InterestWorkerData;
+  const { config, shard, logLevels } = workerData as InterestWorkerData;
+  // its lines say which worker wrote them (its projection logs as the main thread's does)
+  Logger.overrideLogger(new ConsoleLogger({ prefix: `Nest interest-worker-${shard.index}`, logLevels }));
   const log = createLog(config);
   let observed: Observation[] = [];
   const handOver = (messages: LogMessage[]): Promise<AppendResult[]> => {
