@@ -5,6 +5,7 @@
  * fixed rate and records, per quote received, the receipt time against the append time of the
  * first record of the quote's slot. Talks to the benchmark over the IPC channel.
  */
+import * as http from 'http';
 import WebSocket from 'ws';
 import { SimMarket, type SimMarketOptions } from '../apps/ingestor/src/sim/market';
 import { encodePoolUpdate, type PoolUpdate } from '../libs/contracts/src/pool-update';
@@ -20,6 +21,9 @@ export interface LoadJob {
   updatesPerSecond: number;
   runSeconds: number;
   tickMs: number;
+  /** a REST quote (full URL) asked every restEveryMs while the market moves, one at a time */
+  restQuote: string;
+  restEveryMs: number;
 }
 
 export interface LoadResult {
@@ -41,6 +45,9 @@ export interface LoadResult {
    * the pool changes they answer
    */
   receipts: number[];
+  /** REST quote latencies (request sent → response read, ms) while the market moved, and the non-200 answers */
+  rest: number[];
+  restFailed: number;
 }
 
 const send = (m: object): void => void process.send!(m);
@@ -105,6 +112,28 @@ async function run(job: LoadJob): Promise<LoadResult> {
   let records = 0;
   let lagMaxMs = 0;
   const perTick = Math.round((job.updatesPerSecond * job.tickMs) / 1000);
+  // REST users meanwhile: one quote at a time, every restEveryMs
+  const rest: number[] = [];
+  let restFailed = 0;
+  let moving = true;
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const restLoop = (async () => {
+    while (moving) {
+      const t = performance.now();
+      const status = await new Promise<number>((resolve) => {
+        http
+          .get(job.restQuote, { agent }, (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode ?? 0));
+          })
+          .on('error', () => resolve(0));
+      });
+      const took = performance.now() - t;
+      if (status === 200) rest.push(took);
+      else restFailed++;
+      await new Promise((r) => setTimeout(r, Math.max(0, job.restEveryMs - took)));
+    }
+  })();
   const runStart = Date.now();
   for (let tick = 0; records < updates.length; tick++) {
     const wait = runStart + tick * job.tickMs - Date.now();
@@ -120,6 +149,9 @@ async function run(job: LoadJob): Promise<LoadResult> {
     records += batch.length;
   }
   const lastAppendAt = Date.now();
+  moving = false;
+  await restLoop;
+  agent.destroy();
   const runSeconds = (lastAppendAt - runStart) / 1000;
   await new Promise((r) => setTimeout(r, 1000)); // drain
   const pushes = received.length;
@@ -132,7 +164,7 @@ async function run(job: LoadJob): Promise<LoadResult> {
   }
   for (const ws of sockets) ws.close();
   await log.close();
-  return { subscribeSeconds, answered, noRoute, records, runSeconds, lagMaxMs, pushes, latencies, receipts };
+  return { subscribeSeconds, answered, noRoute, records, runSeconds, lagMaxMs, pushes, latencies, receipts, rest, restFailed };
 }
 
 /** the last message: disconnect once it is handed over (a large result takes a while) */

@@ -1,10 +1,11 @@
 /**
  * Live stream under load, in three deployments:
  *   - all-in-one: the router and stream modules on one EmbeddedLog in this process, the quote
- *     work in one worker thread (INTEREST_WORKERS=1, the default);
+ *     work in one worker thread (INTEREST_WORKERS=1);
  *   - all-in-one with the quote work on the main thread (INTEREST_WORKERS=0);
- *   - split: the router in this process, the stream app (apps/stream/src/main.ts) in its own
- *     process on the same data directory (quote-interest and quotes-changed cross processes).
+ *   - split: the router in this process (INTEREST_WORKERS by default: auto, by the cores), the
+ *     stream app (apps/stream/src/main.ts) in its own process on the same data directory
+ *     (quote-interest and quotes-changed cross processes).
  * In another process (bench/stream-load.ts), 100 real WebSocket connections hold 10,000 distinct
  * subscriptions and the simulated market's pool updates are appended to the same data directory
  * at 1,000 records/s. Latency = client receipt time minus the append time of the pool change the
@@ -14,8 +15,9 @@
 import 'reflect-metadata';
 import * as fs from 'fs';
 import * as os from 'os';
+import { availableParallelism } from 'os';
 import * as path from 'path';
-import { performance } from 'perf_hooks';
+import { monitorEventLoopDelay, performance } from 'perf_hooks';
 import { Module, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { fork, spawn, type ChildProcess } from 'child_process';
@@ -59,6 +61,8 @@ const RUN_SECONDS = 20;
  */
 const WARMUP_SECONDS = 3;
 const TICK_MS = 50;
+/** a REST user asks a quote this often while the market moves (one at a time) */
+const REST_EVERY_MS = 100;
 
 export async function bench(): Promise<BenchSection[]> {
   return [await run('all-in-one'), await run('all-in-one, main thread'), await run('split')];
@@ -97,7 +101,9 @@ export async function run(deployment: Deployment): Promise<BenchSection> {
     market.genesis().map((x) => ({ key: x.address, value: encodePoolUpdate(x) })),
   );
   const allInOne = deployment !== 'split';
-  const config = { ...loadConfig({ DATA_DIR: dir, PORT: '0', ...NO_RATE_LIMIT, INTEREST_WORKERS: deployment === 'all-in-one, main thread' ? '0' : '1' }), port: 0 };
+  // all-in-one: one worker, and the main thread; split: the default (auto: by the machine's cores)
+  const workers = deployment === 'all-in-one' ? '1' : deployment === 'all-in-one, main thread' ? '0' : 'auto';
+  const config = { ...loadConfig({ DATA_DIR: dir, PORT: '0', ...NO_RATE_LIMIT, INTEREST_WORKERS: workers }), port: 0 };
   const moduleRef = await Test.createTestingModule({ imports: [allInOne ? AllInOne : RouterOnly] })
     .overrideProvider(APP_CONFIG)
     .useValue(config)
@@ -152,7 +158,9 @@ export async function run(deployment: Deployment): Promise<BenchSection> {
   // the quote work's heap is its worker's (when it runs in one)
   const heap = async (): Promise<number> => process.memoryUsage().heapUsed + (await interest.snapshot(true)).workers.reduce((a, w) => a + w.heapUsed, 0);
   const heapBefore = await heap();
-  const job: LoadJob = { url, dataDir: dir, market: marketOpts, pairs, updatesPerSecond: UPDATES_PER_SECOND, runSeconds: WARMUP_SECONDS + RUN_SECONDS, tickMs: TICK_MS };
+  const restBase = `http://127.0.0.1:${app.getHttpServer().address().port}`;
+  const restQuote = `${restBase}/api/v1/quote?inputMint=${MINTS.SOL}&outputMint=${MINTS.USDC}&amount=1000000000&swapMode=ExactIn`;
+  const job: LoadJob = { url, dataDir: dir, market: marketOpts, pairs, updatesPerSecond: UPDATES_PER_SECOND, runSeconds: WARMUP_SECONDS + RUN_SECONDS, tickMs: TICK_MS, restQuote, restEveryMs: REST_EVERY_MS };
   child.send(job);
   let m = await next();
   if (m.type !== 'subscribed') throw new Error(`load process: ${m.message ?? m.type}`);
@@ -160,6 +168,9 @@ export async function run(deployment: Deployment): Promise<BenchSection> {
   const heapPerSub = ((await heap()) - heapBefore) / total;
   const { stats: stats0, workers: workers0 } = await interest.snapshot();
   const main0 = interest.mainUtilization();
+  // how long a task that arrives on the main thread (a REST request, a socket frame) may wait
+  const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+  loopDelay.enable();
   // what each push answers: the append time of the pool change behind it, in publish order; kept
   // in flat arrays during the run (no key string or object per push in the measured process) and
   // indexed by tuple and slot afterwards
@@ -179,6 +190,7 @@ export async function run(deployment: Deployment): Promise<BenchSection> {
   const r = m.result;
   const { stats: stats1, workers: workers1 } = await interest.snapshot();
   const mainBusy = performance.eventLoopUtilization(interest.mainUtilization(), main0).utilization;
+  loopDelay.disable();
   const workersBusy = workers1.map((w, i) => performance.eventLoopUtilization(w.busy, workers0[i].busy).utilization);
   const searches = stats1.searches - stats0.searches;
   const checks = stats1.checks - stats0.checks;
@@ -240,9 +252,9 @@ export async function run(deployment: Deployment): Promise<BenchSection> {
   fs.rmSync(dir, { recursive: true, force: true });
   const where =
     deployment === 'all-in-one'
-      ? 'the all-in-one app (router and stream modules on one embedded log) in one process, the quote work in one worker thread (`INTEREST_WORKERS=1`, the default)'
+      ? 'the all-in-one app (router and stream modules on one embedded log) in one process, the quote work in one worker thread (`INTEREST_WORKERS=1`)'
       : deployment === 'split'
-        ? 'the router (quote work in one worker thread) in one process and the stream app (`apps/stream/src/main.ts`) in another, on one embedded data directory'
+        ? `the router in one process (\`INTEREST_WORKERS\` by default, auto: ${interest.workerCount === 0 ? 'the quote work on its main thread' : `${interest.workerCount} quote worker(s)`} with ${availableParallelism()} cores) and the stream app (\`apps/stream/src/main.ts\`) in another, on one embedded data directory`
         : 'the all-in-one app with the quote work on its main thread (`INTEREST_WORKERS=0`)';
   const late = causal.filter((x) => x > 150).length;
   return {
@@ -271,7 +283,7 @@ export async function run(deployment: Deployment): Promise<BenchSection> {
       {
         metric: 'router threads busy (event loop utilization)',
         value: `main ${(mainBusy * 100).toFixed(0)}%${workersBusy.map((b) => `, quote worker ${(b * 100).toFixed(0)}%`).join('')}`,
-        notes: 'over the run; a thread busy near 100% is the limit: what arrives meanwhile waits',
+        notes: `over the run; a thread busy near 100% is the limit: what arrives meanwhile waits. The main thread's event loop delay (a 10 ms timer's lateness): p99 ${fmtMs(loopDelay.percentile(99) / 1e6)}, max ${fmtMs(loopDelay.max / 1e6)}`,
       },
       { metric: 'pool change → receipt p50 / p90', value: `${fmtMs(e2e.p50)} / ${fmtMs(e2e.p90)}` },
       {
@@ -303,6 +315,11 @@ export async function run(deployment: Deployment): Promise<BenchSection> {
         metric: 'quote slot age at receipt p50 / p99',
         value: `${fmtMs(s.p50)} / ${fmtMs(s.p99)}`,
         notes: `receipt minus the first append of the quote's own slot, pushes until ${MOVING_TAIL_MS} ms after the last append: how old the state a client holds is (a late replay computed on a newer slot looks young here)`,
+      },
+      {
+        metric: 'REST quote while streaming (p50 / p99)',
+        value: r.rest.length === 0 ? 'none' : `${fmtMs(summarize(r.rest).p50)} / ${fmtMs(summarize(r.rest).p99)}`,
+        notes: `GET /api/v1/quote 1 SOL → USDC (the most connected pair: every SOL/USDC pool and split), one at a time every ${REST_EVERY_MS} ms from the load process while the market moves: ${r.rest.length} answers, max ${r.rest.length === 0 ? '–' : fmtMs(summarize(r.rest).max)}${r.restFailed > 0 ? `, ${r.restFailed} not 200` : ''}; it waits for whatever holds the router's main thread`,
       },
       { metric: 'memory per subscription', value: `${(heapPerSub / 1024).toFixed(2)} KiB`, notes: allInOne ? 'server heap growth with all subscriptions live (stream hub + router interest state, in its worker when it runs in one)' : 'router heap growth with all subscriptions live (router interest state in its worker; the stream hub is in the other process)' },
     ],

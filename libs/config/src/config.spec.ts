@@ -20,6 +20,9 @@ describe('loadConfig', () => {
     [{ RATE_LIMIT_PER_MINUTE: '-1' }, /RATE_LIMIT_PER_MINUTE must be between 0/],
     [{ RATE_LIMIT_PER_SECOND: '10/s' }, /RATE_LIMIT_PER_SECOND must be an integer/],
     [{ LOG_DRIVER: 'kafka', KAFKA_BROKERS: ' , ' }, /KAFKA_BROKERS/],
+    [{ INTEREST_WORKERS: 'two' }, /INTEREST_WORKERS must be auto or an integer between 0 and 16, got "two"/],
+    [{ INTEREST_WORKERS: '17' }, /INTEREST_WORKERS must be auto or an integer between 0 and 16/],
+    [{ INTEREST_WORKERS: '-1' }, /INTEREST_WORKERS must be auto or an integer/],
   ])('rejects %j clearly', (env, msg) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(msg);
@@ -41,6 +44,14 @@ describe('loadConfig', () => {
   ])('rejects PRICE_STABLECOINS %j clearly', (env, msg) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(msg);
+  });
+
+  it('reads INTEREST_WORKERS: auto by default (unset, empty or "auto"), else a count', () => {
+    expect(loadConfig({}).interestWorkers).toBe('auto');
+    expect(loadConfig({ INTEREST_WORKERS: '' }).interestWorkers).toBe('auto');
+    expect(loadConfig({ INTEREST_WORKERS: 'auto' }).interestWorkers).toBe('auto');
+    expect(loadConfig({ INTEREST_WORKERS: '0' }).interestWorkers).toBe(0);
+    expect(loadConfig({ INTEREST_WORKERS: ' 3 ' }).interestWorkers).toBe(3);
   });
 
   it('reads STREAM_MAX_BUFFERED_BYTES (default 1 MiB)', () => {

@@ -54,8 +54,11 @@ export interface AppConfig {
    */
   rateLimitPerMinute: number;
   rateLimitPerSecond: number;
-  /** INTEREST_WORKERS: worker threads sharing the live stream's quote work (0: on the router's main thread) */
-  interestWorkers: number;
+  /**
+   * INTEREST_WORKERS: worker threads sharing the live stream's quote work (0: on the router's main
+   * thread); auto (default): 1 on a machine with at least AUTO_WORKER_CPUS cores, else 0
+   */
+  interestWorkers: number | 'auto';
 }
 
 export class ConfigError extends Error {
@@ -83,6 +86,14 @@ function oneOf<T extends string>(env: Env, name: string, def: T, allowed: readon
     throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got ${JSON.stringify(raw)}`);
   }
   return raw as T;
+}
+
+/** INTEREST_WORKERS: auto (unset or empty too), or 0–16 */
+function interestWorkers(env: Env): number | 'auto' {
+  const raw = env.INTEREST_WORKERS?.trim();
+  if (raw === undefined || raw === '' || raw === 'auto') return 'auto';
+  if (!/^\d+$/.test(raw) || Number(raw) > 16) throw new ConfigError(`INTEREST_WORKERS must be auto or an integer between 0 and 16, got ${JSON.stringify(env.INTEREST_WORKERS)}`);
+  return Number(raw);
 }
 
 /** PRICE_STABLECOINS: comma-separated base58 mints, at least one, never the wrapped-SOL mint; duplicates count once. */
@@ -130,7 +141,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     streamMaxBufferedBytes: int(env, 'STREAM_MAX_BUFFERED_BYTES', 1_048_576, 1, 1 << 30),
     rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 60, 0, 1_000_000_000),
     rateLimitPerSecond: int(env, 'RATE_LIMIT_PER_SECOND', 10, 0, 1_000_000_000),
-    interestWorkers: int(env, 'INTEREST_WORKERS', 1, 0, 16),
+    interestWorkers: interestWorkers(env),
     ...chainSettings(env),
     ...lookupTableSettings(env, ingestSource),
   };

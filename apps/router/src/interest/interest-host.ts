@@ -11,6 +11,7 @@
  *     tuples' current quotes.
  *   - 0: InterestService on this thread, on the router's own projection.
  */
+import { availableParallelism } from 'os';
 import * as path from 'path';
 import { performance, type EventLoopUtilization } from 'perf_hooks';
 import { Worker } from 'worker_threads';
@@ -27,6 +28,20 @@ import type { FromWorker, InterestWorkerData, ToWorker } from './interest-worker
 export type PushObserver = (q: QuotesChanged, causeAppendedAt: number, by: PushKind, windowAppendedAt?: number) => void;
 
 const LOG_LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
+
+/**
+ * INTEREST_WORKERS=auto: one worker from this many cores up, else the main thread. Measured on
+ * 2 cores (BENCHMARKS.md): a worker shares them with the main thread and the rest of the
+ * process, so it lowers the stream's latency but lengthens the REST API's tail (the main thread
+ * waits for a core); with cores to spare it costs neither.
+ */
+export const AUTO_WORKER_CPUS = 4;
+
+/** the number of workers INTEREST_WORKERS asks for on a machine with `cpus` cores */
+export function workersFor(setting: number | 'auto', cpus: number): number {
+  if (setting !== 'auto') return setting;
+  return cpus >= AUTO_WORKER_CPUS ? 1 : 0;
+}
 
 /** a worker that exited unexpectedly is started again after this long */
 export const WORKER_RESTART_MS = 1_000;
@@ -68,10 +83,15 @@ export class InterestHost implements OnModuleInit, OnModuleDestroy {
     @Inject(LOG_PORT) private readonly log: LogPort,
     private readonly projections: ProjectionService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-  ) {}
+  ) {
+    this.workerCount = workersFor(config.interestWorkers, availableParallelism());
+  }
+
+  /** how many workers run the quote work (0: this thread), INTEREST_WORKERS resolved */
+  readonly workerCount: number;
 
   async onModuleInit(): Promise<void> {
-    const count = this.config.interestWorkers;
+    const count = this.workerCount;
     if (count === 0) {
       this.inline = new InterestService(this.log, this.projections, this.config);
       await this.inline.onModuleInit();
