@@ -321,7 +321,7 @@ export async function run(deployment: Deployment): Promise<BenchSection> {
         value: r.rest.length === 0 ? 'none' : `${fmtMs(summarize(r.rest).p50)} / ${fmtMs(summarize(r.rest).p99)}`,
         notes: `GET /api/v1/quote 1 SOL → USDC (the most connected pair: every SOL/USDC pool and split), one at a time every ${REST_EVERY_MS} ms from the load process while the market moves: ${r.rest.length} answers, max ${r.rest.length === 0 ? '–' : fmtMs(summarize(r.rest).max)}${r.restFailed > 0 ? `, ${r.restFailed} not 200` : ''}; it waits for whatever holds the router's main thread`,
       },
-      { metric: 'memory per subscription', value: `${(heapPerSub / 1024).toFixed(2)} KiB`, notes: allInOne ? 'server heap growth with all subscriptions live (stream hub + router interest state, in its worker when it runs in one)' : 'router heap growth with all subscriptions live (router interest state in its worker; the stream hub is in the other process)' },
+      { metric: 'memory per subscription', value: `${(heapPerSub / 1024).toFixed(2)} KiB`, notes: allInOne ? 'server heap growth with all subscriptions live (stream hub + router interest state, in its worker when it runs in one)' : `router heap growth with all subscriptions live (router interest state${interest.workerCount > 0 ? ', in its worker' : ''}; the stream hub is in the other process)` },
     ],
   };
 }
