@@ -87,6 +87,21 @@ class Client {
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** `delta` more USDC in the vault of every SOL/USDC pool (from its latest record on the log), at `slot`: every SOL→USDC quote changes */
+async function moveSolUsdc(log: EmbeddedLog, market: SimMarket, slot: number, delta: bigint): Promise<void> {
+  const updates: PoolUpdate[] = [];
+  for (const p of market.pools) {
+    const mints = [p.state.token0Mint, p.state.token1Mint];
+    if (!mints.includes(MINTS.SOL) || !mints.includes(MINTS.USDC)) continue;
+    const vault = p.state.token0Mint === MINTS.USDC ? p.state.token0Vault : p.state.token1Vault;
+    const [prev] = (await log.read(TOPICS.poolUpdates, 'beginning', 1_000_000)).filter((r) => r.key === vault).slice(-1);
+    const u = decodePoolUpdate(prev.value);
+    const acc = decodeTokenAccount(u.data!, u.owner);
+    updates.push({ ...u, slot, data: encodeTokenAccount({ ...acc, amount: acc.amount + delta }) });
+  }
+  await appendUpdates(log, updates);
+}
+
 // the quote work in a worker thread (the default) and on the main thread: the same contract
 describe.each(['1', '0'])('stream e2e (all in one, embedded log, INTEREST_WORKERS=%s)', (workers) => {
   let dir: string;
@@ -411,18 +426,8 @@ describe('stream instances and the router as separate apps on one data directory
   }
   /** move every SOL/USDC pool (more USDC in its vault): every SOL→USDC quote changes */
   async function moveMarket(): Promise<void> {
-    const updates: PoolUpdate[] = [];
     slot = Math.max(slot, market.slot) + 1;
-    for (const p of market.pools) {
-      const mints = [p.state.token0Mint, p.state.token1Mint];
-      if (!mints.includes(MINTS.SOL) || !mints.includes(MINTS.USDC)) continue;
-      const vault = p.state.token0Mint === MINTS.USDC ? p.state.token0Vault : p.state.token1Vault;
-      const [prev] = (await log.read(TOPICS.poolUpdates, 'beginning', 1_000_000)).filter((r) => r.key === vault).slice(-1);
-      const u = decodePoolUpdate(prev.value);
-      const acc = decodeTokenAccount(u.data!, u.owner);
-      updates.push({ ...u, slot, data: encodeTokenAccount({ ...acc, amount: acc.amount + 2_000_000_000n }) });
-    }
-    await appendUpdates(log, updates);
+    await moveSolUsdc(log, market, slot, 2_000_000_000n);
   }
 
   beforeAll(async () => {
@@ -515,17 +520,7 @@ describe('quote work in worker threads (INTEREST_WORKERS=2)', () => {
 
   async function moveMarket(delta: bigint): Promise<void> {
     slot = Math.max(slot, market.slot) + 1;
-    const updates: PoolUpdate[] = [];
-    for (const p of market.pools) {
-      const mints = [p.state.token0Mint, p.state.token1Mint];
-      if (!mints.includes(MINTS.SOL) || !mints.includes(MINTS.USDC)) continue;
-      const vault = p.state.token0Mint === MINTS.USDC ? p.state.token0Vault : p.state.token1Vault;
-      const [prev] = (await log.read(TOPICS.poolUpdates, 'beginning', 1_000_000)).filter((r) => r.key === vault).slice(-1);
-      const u = decodePoolUpdate(prev.value);
-      const acc = decodeTokenAccount(u.data!, u.owner);
-      updates.push({ ...u, slot, data: encodeTokenAccount({ ...acc, amount: acc.amount + delta }) });
-    }
-    await appendUpdates(log, updates);
+    await moveSolUsdc(log, market, slot, delta);
   }
 
   /** every tuple's next quote after message index `since` of each client */
