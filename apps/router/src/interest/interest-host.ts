@@ -1,14 +1,15 @@
 /**
- * Where the live stream's quote work runs (INTEREST_WORKERS).
- *   - N ≥ 1 (default 1): N worker threads (interest-worker.ts), each with its own reader of the
+ * Where the live stream's quote work runs (INTEREST_WORKERS; auto by default, see workersFor).
+ *   - N ≥ 1: N worker threads (interest-worker.ts), each with its own reader of the
  *     log and its own projection, running InterestService on a shard of the tuples (a hash of
  *     the tuple key); this thread appends the quotes-changed records they compute, in the order
  *     each hands them over. The main thread keeps the HTTP API, the REST quotes and the stream's
  *     sockets while a busy market makes thousands of tuples replay, and with N > 1 a debounce
  *     window's replays run in parallel over the shards (each worker costs its own projection:
  *     memory, and CPU per pool update). A worker that dies is started again after
- *     WORKER_RESTART_MS; the new one reads the live interest back from the log and publishes its
- *     tuples' current quotes.
+ *     WORKER_RESTART_MS (doubling, up to WORKER_RESTART_MAX_MS, while it fails before it is
+ *     ready); the new one reads the live interest back from the log and publishes its tuples'
+ *     current quotes.
  *   - 0: InterestService on this thread, on the router's own projection.
  */
 import { availableParallelism } from 'os';
@@ -32,8 +33,8 @@ const LOG_LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbo
 /**
  * INTEREST_WORKERS=auto: one worker from this many cores up, else the main thread. Measured on
  * 2 cores (BENCHMARKS.md): a worker shares them with the main thread and the rest of the
- * process, so it lowers the stream's latency but lengthens the REST API's tail (the main thread
- * waits for a core); with cores to spare it costs neither.
+ * process; it lowered the stream's share of late pushes in some runs, not in others, and
+ * lengthened the REST API's tail every time (the main thread waits for a core).
  */
 export const AUTO_WORKER_CPUS = 4;
 
@@ -43,8 +44,9 @@ export function workersFor(setting: number | 'auto', cpus: number): number {
   return cpus >= AUTO_WORKER_CPUS ? 1 : 0;
 }
 
-/** a worker that exited unexpectedly is started again after this long */
+/** a worker that exited unexpectedly is started again after this long (doubled while it keeps failing to start, up to the max) */
 export const WORKER_RESTART_MS = 1_000;
+const WORKER_RESTART_MAX_MS = 30_000;
 /** a worker asked to close is terminated if it has not exited after this long */
 const WORKER_CLOSE_MS = 5_000;
 
@@ -169,15 +171,25 @@ export class InterestHost implements OnModuleInit, OnModuleDestroy {
         shard.waiting.clear();
         if (!ready) reject(new Error(`interest worker ${shard.index} exited (${code}) before it was ready`));
         else if (!this.closing) {
-          this.logger.error(`interest worker ${shard.index} exited (${code}): starting it again in ${WORKER_RESTART_MS} ms`);
-          const t = setTimeout(() => {
-            this.restarts.delete(t);
-            if (!this.closing) this.start(shard).catch((e: Error) => this.logger.error(e.message));
-          }, WORKER_RESTART_MS);
-          this.restarts.add(t);
+          this.logger.error(`interest worker ${shard.index} exited (${code})`);
+          this.restart(shard, WORKER_RESTART_MS);
         }
       });
     });
+  }
+
+  /** start the shard's worker again in `delayMs`; while it fails before it is ready, again and again, waiting twice as long each time */
+  private restart(shard: Shard, delayMs: number): void {
+    this.logger.error(`starting interest worker ${shard.index} again in ${delayMs} ms`);
+    const t = setTimeout(() => {
+      this.restarts.delete(t);
+      if (this.closing) return;
+      this.start(shard).catch((e: Error) => {
+        this.logger.error(e.message);
+        if (!this.closing) this.restart(shard, Math.min(WORKER_RESTART_MAX_MS, delayMs * 2));
+      });
+    }, delayMs);
+    this.restarts.add(t);
   }
 
   private stop(shard: Shard): Promise<void> {
