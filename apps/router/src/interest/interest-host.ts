@@ -148,7 +148,7 @@ export class InterestHost implements OnModuleInit, OnModuleDestroy {
     // the levels the app's logger was given (none given: Nest's default, every level)
     const given = (Logger as unknown as { logLevels?: LogLevel[] }).logLevels;
     const logLevels = given === undefined ? LOG_LEVELS : LOG_LEVELS.filter((l) => Logger.isLevelEnabled(l));
-    const worker = startWorker({ config: this.config, shard: { index: shard.index, count: this.shards.length }, logLevels });
+    const worker = this.spawn({ config: this.config, shard: { index: shard.index, count: this.shards.length }, logLevels });
     shard.worker = worker;
     return new Promise<void>((resolve, reject) => {
       let ready = false;
@@ -176,6 +176,11 @@ export class InterestHost implements OnModuleInit, OnModuleDestroy {
         }
       });
     });
+  }
+
+  /** a new worker thread running interest-worker with `data` */
+  protected spawn(data: InterestWorkerData): Worker {
+    return startWorker(data);
   }
 
   /** start the shard's worker again in `delayMs`; while it fails before it is ready, again and again, waiting twice as long each time */
