@@ -15,7 +15,6 @@
 import 'reflect-metadata';
 import * as fs from 'fs';
 import * as os from 'os';
-import { availableParallelism } from 'os';
 import * as path from 'path';
 import { monitorEventLoopDelay, performance } from 'perf_hooks';
 import { Module, type INestApplication } from '@nestjs/common';
@@ -167,7 +166,7 @@ export async function run(deployment: Deployment): Promise<BenchSection> {
   global.gc?.();
   const heapPerSub = ((await heap()) - heapBefore) / total;
   const { stats: stats0, workers: workers0 } = await interest.snapshot();
-  const main0 = interest.mainUtilization();
+  const main0 = performance.eventLoopUtilization();
   // how long a task that arrives on the main thread (a REST request, a socket frame) may wait
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
   loopDelay.enable();
@@ -189,7 +188,7 @@ export async function run(deployment: Deployment): Promise<BenchSection> {
   if (m.type !== 'result' || !m.result) throw new Error(`load process: ${m.message ?? m.type}`);
   const r = m.result;
   const { stats: stats1, workers: workers1 } = await interest.snapshot();
-  const mainBusy = performance.eventLoopUtilization(interest.mainUtilization(), main0).utilization;
+  const mainBusy = performance.eventLoopUtilization(main0).utilization;
   loopDelay.disable();
   const workersBusy = workers1.map((w, i) => performance.eventLoopUtilization(w.busy, workers0[i].busy).utilization);
   const searches = stats1.searches - stats0.searches;
@@ -254,7 +253,7 @@ export async function run(deployment: Deployment): Promise<BenchSection> {
     deployment === 'all-in-one'
       ? 'the all-in-one app (router and stream modules on one embedded log) in one process, the quote work in one worker thread (`INTEREST_WORKERS=1`)'
       : deployment === 'split'
-        ? `the router in one process (\`INTEREST_WORKERS\` by default, auto: ${interest.workerCount === 0 ? 'the quote work on its main thread' : `${interest.workerCount} quote worker(s)`} with ${availableParallelism()} cores) and the stream app (\`apps/stream/src/main.ts\`) in another, on one embedded data directory`
+        ? `the router in one process (\`INTEREST_WORKERS\` by default, auto: ${interest.workerCount === 0 ? 'the quote work on its main thread' : `${interest.workerCount} quote worker(s)`} with ${os.availableParallelism()} cores) and the stream app (\`apps/stream/src/main.ts\`) in another, on one embedded data directory`
         : 'the all-in-one app with the quote work on its main thread (`INTEREST_WORKERS=0`)';
   const late = causal.filter((x) => x > 150).length;
   return {

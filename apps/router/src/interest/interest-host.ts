@@ -14,7 +14,7 @@
  */
 import { availableParallelism } from 'os';
 import * as path from 'path';
-import { performance, type EventLoopUtilization } from 'perf_hooks';
+import type { EventLoopUtilization } from 'perf_hooks';
 import { Worker } from 'worker_threads';
 import { Inject, Injectable, Logger, type LogLevel, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import type { AppConfig } from '../../../../libs/config/src/config';
@@ -127,20 +127,11 @@ export class InterestHost implements OnModuleInit, OnModuleDestroy {
     return { stats, workers: answers.map(({ stats: own, busy, heapUsed }) => ({ stats: own, busy, heapUsed })) };
   }
 
-  /** how busy this (the main) thread has been since it started */
-  mainUtilization(): EventLoopUtilization {
-    return performance.eventLoopUtilization();
-  }
-
   /** InterestService.pushObserver (diagnostics), wherever it runs */
   set pushObserver(f: PushObserver | null) {
     this.observer = f;
     if (this.inline) this.inline.pushObserver = f;
     for (const s of this.shards) s.worker?.postMessage({ type: 'observe', on: f !== null } satisfies ToWorker);
-  }
-
-  get pushObserver(): PushObserver | null {
-    return this.observer;
   }
 
   /** start the shard's worker; resolves once it reads the log */
@@ -221,11 +212,7 @@ export class InterestHost implements OnModuleInit, OnModuleDestroy {
   }
 
   private append(m: Extract<FromWorker, { type: 'publish' }>): void {
-    const messages: LogMessage[] = new Array(m.keys.length);
-    for (let i = 0; i < m.keys.length; i++) {
-      const v = m.values[i];
-      messages[i] = { key: m.keys[i], value: Buffer.from(v.buffer, v.byteOffset, v.byteLength) };
-    }
+    const messages: LogMessage[] = m.messages.map(({ key, value: v }) => ({ key, value: Buffer.from(v.buffer, v.byteOffset, v.byteLength) }));
     this.appending = this.appending
       .then(() => this.log.append(TOPICS.quotesChanged, messages))
       .catch((e: unknown) => this.logger.error(`could not publish ${messages.length} quote change(s): ${(e as Error).message}`));

@@ -40,7 +40,7 @@ export type ToWorker = { type: 'observe'; on: boolean } | { type: 'stats'; id: n
 export type FromWorker =
   | { type: 'ready' }
   /** quotes-changed records to append, in order; `observed`: the pushes among them, while observed */
-  | { type: 'publish'; keys: string[]; values: Uint8Array[]; observed: Observation[] }
+  | { type: 'publish'; messages: Array<{ key: string; value: Uint8Array }>; observed: Observation[] }
   /** `busy`: the worker's event loop utilization since it started; `heapUsed`: its heap, bytes */
   | { type: 'stats'; id: number; stats: InterestStats; busy: EventLoopUtilization; heapUsed: number }
   | { type: 'failed'; message: string };
@@ -55,13 +55,8 @@ async function main(): Promise<void> {
   const log = createLog(config);
   let observed: Observation[] = [];
   const handOver = (messages: LogMessage[]): Promise<AppendResult[]> => {
-    const keys = new Array<string>(messages.length);
-    const values = new Array<Uint8Array>(messages.length);
-    for (let i = 0; i < messages.length; i++) {
-      keys[i] = messages[i].key;
-      values[i] = messages[i].value;
-    }
-    post({ type: 'publish', keys, values, observed });
+    // a Buffer arrives as a Uint8Array over the same bytes
+    post({ type: 'publish', messages, observed });
     observed = [];
     // the main thread appends (and reports a failure); InterestService only counts what it handed over
     return Promise.resolve([]);
