@@ -73,6 +73,8 @@ async function run(job: LoadJob): Promise<LoadResult> {
   market.genesis();
   const updates: PoolUpdate[] = [];
   while (updates.length < job.updatesPerSecond * job.runSeconds) updates.push(...market.step());
+  // encoded up front too: the load's own work during the run takes CPU from the server it measures (one machine)
+  const messages = updates.map((u) => ({ key: u.address, value: encodePoolUpdate(u) }));
   const log = new EmbeddedLog({ dataDir: job.dataDir });
 
   const sockets: WebSocket[] = [];
@@ -90,12 +92,18 @@ async function run(job: LoadJob): Promise<LoadResult> {
   job.pairs.forEach((ps, c) => ps.forEach((pr, j) => pairIndex.set(pairKey(pr as PairFields), c * ps.length + j)));
   let noRoute = 0;
   let acked = 0;
+  const onMessage = (m: { type: string; slot: number; count: number; in?: string }, at: number): void => {
+    if (m.type === 'quote') received.push({ at, slot: m.slot, pair: pairIndex.get(pairKey(m as unknown as PairFields)) ?? -1 });
+    else if (m.type === 'subscribed') acked += m.count;
+    else if (m.type === 'error' && m.in) noRoute++;
+  };
+  // while the market moves, frames are kept as they arrive with their receipt time and read after
+  // the run (the same figures; less of the load's work on the CPU the server runs on)
+  let frames: Array<{ at: number; data: Buffer }> | null = null;
   for (const ws of sockets) {
-    ws.on('message', (d) => {
-      const m = JSON.parse(d.toString());
-      if (m.type === 'quote') received.push({ at: Date.now(), slot: m.slot, pair: pairIndex.get(pairKey(m)) ?? -1 });
-      else if (m.type === 'subscribed') acked += m.count;
-      else if (m.type === 'error' && m.in) noRoute++;
+    ws.on('message', (d: Buffer) => {
+      if (frames !== null) frames.push({ at: Date.now(), data: d });
+      else onMessage(JSON.parse(d.toString()), Date.now());
     });
   }
   const total = job.pairs.reduce((a, p) => a + p.length, 0);
@@ -109,6 +117,7 @@ async function run(job: LoadJob): Promise<LoadResult> {
 
   const appendedAt = new Map<number, number>();
   received.length = 0;
+  frames = [];
   let records = 0;
   let lagMaxMs = 0;
   const perTick = Math.round((job.updatesPerSecond * job.tickMs) / 1000);
@@ -139,14 +148,11 @@ async function run(job: LoadJob): Promise<LoadResult> {
     const wait = runStart + tick * job.tickMs - Date.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
     else lagMaxMs = Math.max(lagMaxMs, -wait);
-    const batch = updates.slice(records, records + perTick);
     const now = Date.now();
-    for (const u of batch) if (!appendedAt.has(u.slot)) appendedAt.set(u.slot, now);
-    await log.append(
-      TOPICS.poolUpdates,
-      batch.map((u) => ({ key: u.address, value: encodePoolUpdate(u) })),
-    );
-    records += batch.length;
+    const upto = Math.min(updates.length, records + perTick);
+    for (let i = records; i < upto; i++) if (!appendedAt.has(updates[i].slot)) appendedAt.set(updates[i].slot, now);
+    await log.append(TOPICS.poolUpdates, messages.slice(records, upto));
+    records = upto;
   }
   const lastAppendAt = Date.now();
   moving = false;
@@ -154,6 +160,9 @@ async function run(job: LoadJob): Promise<LoadResult> {
   agent.destroy();
   const runSeconds = (lastAppendAt - runStart) / 1000;
   await new Promise((r) => setTimeout(r, 1000)); // drain
+  const kept = frames;
+  frames = null;
+  for (const f of kept) onMessage(JSON.parse(f.data.toString()), f.at);
   const pushes = received.length;
   const latencies: number[] = [];
   const receipts: number[] = [];

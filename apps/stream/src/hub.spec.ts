@@ -1,4 +1,5 @@
-import { StreamHub, type StreamConnection } from './hub';
+import fc from 'fast-check';
+import { quoteMessage, quoteText, StreamHub, type StreamConnection } from './hub';
 import type { QuotesChanged } from '../../../libs/contracts/src/stream';
 
 const SOL = 'So11111111111111111111111111111111111111112';
@@ -184,5 +185,29 @@ describe('StreamHub', () => {
       [false, '7', 5],
       [false, '8', 7],
     ]);
+  });
+});
+
+describe('quoteText', () => {
+  it('is the text JSON.stringify gives of the quote message, for any quote', () => {
+    const plain = fc.stringMatching(/^[0-9A-Za-z]{1,44}$/);
+    const field = fc.oneof(plain, fc.string({ unit: 'binary' }));
+    const num = fc.oneof(fc.integer(), fc.double(), fc.constantFrom(Number.NaN, Infinity, -0, 2 ** 60));
+    const quoteArb = fc.record(
+      {
+        tuple: fc.record({ in: field, out: field, amount: field, exactIn: fc.boolean() }),
+        amountOut: field,
+        amountIn: field,
+        priceImpactBps: num,
+        hops: num,
+        slot: num,
+        error: fc.option(fc.string({ unit: 'binary' }), { nil: undefined }),
+      },
+      { requiredKeys: ['tuple', 'amountOut', 'amountIn', 'priceImpactBps', 'hops', 'slot'] },
+    );
+    fc.assert(fc.property(quoteArb, (q) => expect(quoteText(q)).toBe(JSON.stringify(quoteMessage(q)))), { numRuns: 3000 });
+    // the common case: every field plain
+    const q = quote('123456789');
+    expect(quoteText(q)).toBe(JSON.stringify(quoteMessage(q)));
   });
 });

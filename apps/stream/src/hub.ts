@@ -1,4 +1,4 @@
-import { parseTuple, sameQuote, tupleKey, type QuoteTuple, type QuotesChanged } from '../../../libs/contracts/src/stream';
+import { parseTuple, plainQuote, sameQuote, tupleKey, type QuoteTuple, type QuotesChanged } from '../../../libs/contracts/src/stream';
 
 /**
  * The stream's state, plain TypeScript: connections, their subscriptions, the last quote per
@@ -65,6 +65,16 @@ export function quoteMessage(q: QuotesChanged): object {
     hops: q.hops,
     slot: q.slot,
   };
+}
+
+/**
+ * The text of quoteMessage(q), as JSON.stringify writes it; written out directly when every
+ * field is plain (plainQuote), the common case, once per quote change.
+ */
+export function quoteText(q: QuotesChanged): string {
+  if (q.error !== undefined || !plainQuote(q)) return JSON.stringify(quoteMessage(q));
+  const t = q.tuple;
+  return `{"type":"quote","in":"${t.in}","out":"${t.out}","amount":"${t.amount}","exactIn":${t.exactIn},"amountIn":"${q.amountIn}","amountOut":"${q.amountOut}","priceImpactBps":${q.priceImpactBps},"hops":${q.hops},"slot":${q.slot}}`;
 }
 
 export class StreamHub {
@@ -184,7 +194,7 @@ export class StreamHub {
   private send(conn: StreamConnection, state: ConnState, key: string, last: LastQuote): boolean {
     if (state.lastSent.get(key) === last.version) return true;
     state.lastSent.set(key, last.version);
-    return conn.send((last.text ??= JSON.stringify(quoteMessage(last.quote))));
+    return conn.send((last.text ??= quoteText(last.quote)));
   }
 
   private release(key: string, conn: StreamConnection): void {

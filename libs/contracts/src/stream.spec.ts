@@ -1,4 +1,6 @@
-import { decodeQuoteInterest, decodeQuotesChanged, encodeQuoteInterest, encodeQuotesChanged, parseTuple, sameQuote, tupleKey } from './stream';
+import fc from 'fast-check';
+import { base58Encode } from '../../solana/src/base58';
+import { decodeQuoteInterest, decodeQuotesChanged, encodeQuoteInterest, encodeQuotesChanged, parseTuple, sameQuote, tupleKey, type QuotesChanged } from './stream';
 
 const SOL = 'So11111111111111111111111111111111111111112';
 const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
@@ -76,5 +78,83 @@ describe('stream contracts', () => {
     expect(sameQuote(failed, { ...failed, error: 'insufficient liquidity' })).toBe(false);
     expect(sameQuote(failed, q)).toBe(false);
     expect(sameQuote(q, failed)).toBe(false);
+  });
+
+  describe('the quotes-changed record written and read without JSON.stringify / JSON.parse', () => {
+    const mint = fc.uint8Array({ minLength: 32, maxLength: 32 }).map((b) => base58Encode(b));
+    const amount = fc.bigInt({ min: 1n, max: (1n << 64n) - 1n }).map(String);
+    const tupleArb = fc.record({ in: mint, out: mint, amount, exactIn: fc.boolean() }).filter((t) => t.in !== t.out);
+    const quoteArb = fc.record(
+      {
+        tuple: tupleArb,
+        amountOut: fc.bigInt({ min: 0n, max: 1n << 80n }).map(String),
+        amountIn: fc.bigInt({ min: 0n, max: 1n << 80n }).map(String),
+        priceImpactBps: fc.integer({ min: -20_000, max: 20_000 }),
+        hops: fc.integer({ min: 0, max: 5 }),
+        slot: fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }),
+        error: fc.option(fc.string({ unit: 'binary' }), { nil: undefined }),
+      },
+      { requiredKeys: ['tuple', 'amountOut', 'amountIn', 'priceImpactBps', 'hops', 'slot'] },
+    );
+    const reference = (q: QuotesChanged): Buffer =>
+      Buffer.from(JSON.stringify({ v: 1, tuple: q.tuple, amountOut: q.amountOut, amountIn: q.amountIn, priceImpactBps: q.priceImpactBps, hops: q.hops, slot: q.slot, error: q.error }));
+    const outcome = (f: () => QuotesChanged): QuotesChanged | string => {
+      try {
+        return f();
+      } catch (e) {
+        return `error: ${(e as Error).message}`;
+      }
+    };
+
+    it('encodes every quote to the bytes JSON.stringify gives', () => {
+      fc.assert(fc.property(quoteArb, (q) => expect(encodeQuotesChanged(q).equals(reference(q))).toBe(true)), { numRuns: 2000 });
+      // fields that are not plain take the JSON.stringify path: the same bytes
+      const tuple = { in: SOL, out: USDC, amount: '1000', exactIn: true };
+      for (const odd of [{ amountOut: '1"2' }, { amountIn: 'é' }, { priceImpactBps: 1.5 }, { hops: Number.NaN }, { slot: 2 ** 60 }]) {
+        const q = { tuple, amountOut: '5', amountIn: '1000', priceImpactBps: 3, hops: 2, slot: 9, ...odd };
+        expect(encodeQuotesChanged(q).equals(reference(q))).toBe(true);
+      }
+    });
+
+    it('reads a record under its key as the full decode does: the same quote, or the same error, whatever the bytes', () => {
+      // one character replaced, inserted or removed anywhere in a record: JSON syntax, digits, signs, the key's own text
+      const edit = fc.record({ at: fc.nat(), op: fc.constantFrom('replace', 'insert', 'delete'), ch: fc.constantFrom(...'{}[]":,0123456789-+.e tfnuvx\é'.split('')) });
+      fc.assert(
+        fc.property(quoteArb, fc.array(edit, { maxLength: 2 }), fc.boolean(), (q, edits, otherKey) => {
+          let text = encodeQuotesChanged(q).toString('latin1');
+          for (const e of edits) {
+            const at = e.at % (text.length + 1);
+            text = e.op === 'insert' ? text.slice(0, at) + e.ch + text.slice(at) : e.op === 'replace' ? text.slice(0, at) + e.ch + text.slice(at + 1) : text.slice(0, at) + text.slice(at + 1);
+          }
+          const value = Buffer.from(text, 'latin1');
+          const key = otherKey ? { ...q.tuple, exactIn: !q.tuple.exactIn } : q.tuple;
+          // the reference: the full decode of the record on its own, then its tuple compared with the key's
+          const full = outcome(() => decodeQuotesChanged(value));
+          const keyed = outcome(() => decodeQuotesChanged(value, key));
+          if (typeof full === 'string') expect(keyed).toEqual(expect.stringMatching(/^error: /));
+          else if (tupleKey(full.tuple) !== tupleKey(key)) expect(keyed).toBe('error: quotes-changed: malformed record: its key is not its tuple');
+          else {
+            expect(keyed).toEqual(full);
+            expect((keyed as QuotesChanged).tuple).toBe(key);
+          }
+        }),
+        { numRuns: 3000 },
+      );
+      // records in the written form with odd field texts: leading zeros, signs, fractions, exponents, huge numbers, empty
+      const digits = fc.stringMatching(/^[0-9]{1,22}$/);
+      const text = fc.oneof(digits, fc.constantFrom('', '-0', '-1', '0.5', '1e3', '00', '+1', ' 1', '1 ', 'null', 'true', '"1"', '9007199254740993'));
+      fc.assert(
+        fc.property(tupleArb, text, text, text, text, text, fc.boolean(), (tuple, amountOut, amountIn, impact, hops, slot, quoted) => {
+          const str = (x: string): string => (quoted ? `"${x}"` : x);
+          const body = `{"v":1,"tuple":{"in":"${tuple.in}","out":"${tuple.out}","amount":"${tuple.amount}","exactIn":${tuple.exactIn}},"amountOut":${str(amountOut)},"amountIn":"${amountIn}","priceImpactBps":${impact},"hops":${hops},"slot":${slot}}`;
+          const value = Buffer.from(body, 'latin1');
+          const full = outcome(() => decodeQuotesChanged(value));
+          const keyed = outcome(() => decodeQuotesChanged(value, tuple));
+          if (typeof full === 'string') expect(keyed).toEqual(expect.stringMatching(/^error: /));
+          else expect(keyed).toEqual(full);
+        }),
+        { numRuns: 3000 },
+      );
+    });
   });
 });
