@@ -361,6 +361,22 @@ describe('InterestService debounce', () => {
       await pause(100);
       compare();
     }
+    // a pool of a candidate path leaves (its account closed) and comes back: the estimates through
+    // it are none in between and its own again after (its pool found anew, not the one that left)
+    const onPaths = new Map<string, number>();
+    for (const w of internals.watched.values()) for (const c of w.cands) for (const a of c.pools) onPaths.set(a, (onPaths.get(a) ?? 0) + 1);
+    const address = [...onPaths].sort((a, b) => b[1] - a[1])[0][0];
+    const account = market.snapshot().find((u) => u.address === address)!;
+    const slot = projections.projection.slot;
+    await appendUpdates([{ ...account, slot: slot + 1, data: null }]);
+    await waitFor(() => projections.projection.pool(address) === undefined, 2_000);
+    compare();
+    await appendUpdates([{ ...account, slot: slot + 2 }]);
+    await waitFor(() => projections.projection.pool(address) !== undefined, 2_000);
+    expect(compare()).toBeGreaterThan(20);
+    const through = [...internals.watched.values()].flatMap((w) => w.cands.filter((c) => c.pools.includes(address)).map((c) => internals.pathEstimate(w, c)));
+    expect(through.some((e) => e !== undefined)).toBe(true);
+    await settled();
   });
 
   it('a search queued for a candidate gain is withdrawn when a later check finds no gain; one queued because a pool entered the graph is not', async () => {

@@ -46,6 +46,7 @@ import { ContractError } from '../../../../libs/contracts/src/errors';
 import { decodeQuoteInterest, encodeQuotesChanged, sameQuote, tupleKey, type QuotesChanged, type QuoteTuple } from '../../../../libs/contracts/src/stream';
 import { TOPICS } from '../../../../libs/contracts/src/topics';
 import { LOG_PORT, type LogMessage, type LogPort, type LogRecord, type Positions, type Subscription } from '../../../../libs/log/src/log.port';
+import type { PoolRef } from '../projection/projection';
 import { ProjectionService } from '../projection/projection.service';
 import { DEFAULT_INTEREST_TTL_MS, InterestRegistry, MAX_INTEREST_TTL_MS, type InterestChange } from './interest-registry';
 import { positionsSince } from './interest-window';
@@ -105,6 +106,8 @@ const MAX_CANDIDATES = 12;
 interface EstimatedPath {
   pools: string[];
   mints: string[];
+  /** references to its pools (see PoolRef), taken on its first estimate */
+  refs?: Array<PoolRef | undefined>;
   /** the pools of its last estimate, and the amount before and after each hop (index i: into hop i) */
   seen?: Pool[];
   amounts?: number[];
@@ -772,7 +775,6 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
    * previous estimate when none of its pools was replaced since
    */
   private pathEstimate(w: Watched, path: EstimatedPath): number | undefined {
-    const projection = this.projections.projection;
     const n = path.pools.length;
     const exactIn = w.mode === 'ExactIn';
     let seen = path.seen;
@@ -781,8 +783,8 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     // ones before the first whose pool was replaced keep their amounts
     let from = 0;
     if (seen !== undefined && amounts !== undefined) {
-      if (exactIn) while (from < n && projection.pool(path.pools[from]) === seen[from]) from++;
-      else while (from < n && projection.pool(path.pools[n - 1 - from]) === seen[n - 1 - from]) from++;
+      if (exactIn) while (from < n && this.pathPool(path, from) === seen[from]) from++;
+      else while (from < n && this.pathPool(path, n - 1 - from) === seen[n - 1 - from]) from++;
       if (from === n) return path.est;
     } else {
       seen = path.seen = new Array<Pool>(n);
@@ -792,7 +794,7 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     const mints = path.mints;
     for (let k = from; k < n; k++) {
       const i = exactIn ? k : n - 1 - k;
-      const p = projection.pool(path.pools[i]);
+      const p = this.pathPool(path, i);
       if (!p) {
         path.seen = path.amounts = undefined;
         return undefined;
@@ -804,6 +806,17 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     const a = amounts[exactIn ? n : 0];
     path.est = Number.isFinite(a) && a > 0 ? a : undefined;
     return path.est;
+  }
+
+  /** the current pool of a path's hop i, through its reference (taken again by address when the pool it referred to left) */
+  private pathPool(path: EstimatedPath, i: number): Pool | undefined {
+    const projection = this.projections.projection;
+    const refs = (path.refs ??= new Array<PoolRef | undefined>(path.pools.length));
+    const ref = refs[i];
+    const p = ref === undefined ? undefined : projection.poolAt(ref);
+    if (p !== undefined) return p;
+    const again = (refs[i] = projection.poolRef(path.pools[i]));
+    return again === undefined ? undefined : projection.poolAt(again);
   }
 
   /** the route's estimate: a single path's float guide, a split's last exact amounts (`quote`: the last quote) */

@@ -349,6 +349,37 @@ describe('Projection', () => {
     expect(pool.slot).toBe(vault.slot + 2);
   });
 
+  it('a pool reference reads what pool(address) reads: each replacement, undefined while unroutable, and nothing once the pool left (a new one is taken by address)', () => {
+    const { market, genesis, p } = fresh();
+    const sp = market.pools[3];
+    const ref = p.poolRef(sp.address)!;
+    expect(ref.address).toBe(sp.address);
+    expect(p.poolAt(ref)).toBe(p.pool(sp.address));
+    expect(p.poolRef('11111111111111111111111111111111')).toBeUndefined();
+    let off = genesis.length;
+    const vault = genesis.find((u) => u.address === sp.state.token0Vault)!;
+    const acc = decodeTokenAccount(vault.data!, vault.owner);
+    // a write replaces the pool object: the reference reads the new one (lazily re-materialised)
+    p.apply({ partition: 0, offset: off++, value: encodePoolUpdate({ ...vault, slot: vault.slot + 1, data: encodeTokenAccount({ ...acc, amount: acc.amount + 7n }) }) });
+    expect((p.poolAt(ref) as CpmmPool).vault0Amount).toBe(sp.vault0 + 7n);
+    expect(p.poolAt(ref)).toBe(p.pool(sp.address));
+    // unroutable (a dependency closed), then routable again: the same reference follows
+    p.apply({ partition: 0, offset: off++, value: encodePoolUpdate({ ...vault, slot: vault.slot + 2, data: null }) });
+    expect(p.poolAt(ref)).toBeUndefined();
+    expect(p.poolRef(sp.address)).toBeUndefined();
+    p.apply({ partition: 0, offset: off++, value: encodePoolUpdate({ ...vault, slot: vault.slot + 3 }) });
+    expect(p.poolAt(ref)).toBe(p.pool(sp.address));
+    expect(p.poolAt(ref)).toBeDefined();
+    // the pool account closed and written again: the old reference reads nothing, a new one reads the pool
+    const poolUpd = genesis.find((u) => u.address === sp.address)!;
+    p.apply({ partition: 0, offset: off++, value: encodePoolUpdate({ ...poolUpd, slot: poolUpd.slot + 4, data: null }) });
+    expect(p.poolAt(ref)).toBeUndefined();
+    p.apply({ partition: 0, offset: off++, value: encodePoolUpdate({ ...poolUpd, slot: poolUpd.slot + 5 }) });
+    expect(p.pool(sp.address)).toBeDefined();
+    expect(p.poolAt(ref)).toBeUndefined();
+    expect(p.poolAt(p.poolRef(sp.address)!)).toBe(p.pool(sp.address));
+  });
+
   it('closing an account it never saw is applied and changes nothing', () => {
     const { genesis, p } = fresh();
     const before = JSON.stringify(p.markets());

@@ -41,6 +41,16 @@ export const DEFAULT_PROGRAM_MODULES: readonly ProgramModule[] = [
   pumpFunModule,
 ];
 
+/**
+ * A held reference to the pool at an address (Projection.poolRef): reading the pool through it
+ * (Projection.poolAt) costs no map lookup, for the code that reads the same pools again and
+ * again (the stream's checks). It stays valid while the pool does; once the pool left the
+ * projection it reads undefined and a new one is taken by address.
+ */
+export interface PoolRef {
+  readonly address: string;
+}
+
 export interface ProjectionRecord {
   partition: number | string;
   offset: string | number | bigint;
@@ -688,6 +698,20 @@ export class Projection implements TokenGraph {
     this.settle();
     const e = this.pools.get(address);
     return e && e.posA >= 0 ? (e.result as Pool) : undefined;
+  }
+
+  /** a reference to the pool at `address` (see PoolRef); undefined when it is not routable now */
+  poolRef(address: string): PoolRef | undefined {
+    this.settle();
+    const e = this.pools.get(address);
+    return e && e.posA >= 0 ? e : undefined;
+  }
+
+  /** the routable pool `ref` refers to, as pool(ref.address) would return it; undefined when it is not routable (now, or any more through this reference) */
+  poolAt(ref: PoolRef): Pool | undefined {
+    this.settle();
+    const e = ref as PoolEntry;
+    return e.posA >= 0 ? (e.result as Pool) : undefined;
   }
 
   decimals(mint: string): number | undefined {
