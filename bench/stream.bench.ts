@@ -62,6 +62,8 @@ const WARMUP_SECONDS = 3;
 const TICK_MS = 50;
 /** a REST user asks a quote this often while the market moves (one at a time) */
 const REST_EVERY_MS = 100;
+/** a debounce window of more replays than this is counted as large (a change of a pool on that many subscribed routes) */
+const BIG_WINDOW = 1000;
 
 export async function bench(): Promise<BenchSection[]> {
   return [await run('all-in-one'), await run('all-in-one, main thread'), await run('split')];
@@ -215,6 +217,8 @@ export async function run(deployment: Deployment): Promise<BenchSection> {
   // per debounce window (its first update's append time): its replay pushes and the last one's receipt
   const windows = new Map<number, { n: number; last: number }>();
   let unmatched = 0;
+  // the pushes over 150 ms, classified below by what they were
+  const lateOnes: Array<{ by: PushKind; window?: number }> = [];
   for (let i = 0; i < r.receipts.length; i += 3) {
     const pair = flat[r.receipts[i]];
     const c = pair ? causes.get(`${pairKey(pair)}|${r.receipts[i + 1]}`)?.shift() : undefined;
@@ -228,6 +232,7 @@ export async function run(deployment: Deployment): Promise<BenchSection> {
     }
     causal.push(r.receipts[i + 2] - c.at);
     byKind[c.by].push(r.receipts[i + 2] - c.at);
+    if (r.receipts[i + 2] - c.at > 150) lateOnes.push(c);
     if (c.window !== undefined) fromWindow.push(r.receipts[i + 2] - c.window);
     if (c.by === 'replay' && c.window !== undefined) {
       const w = windows.get(c.window);
@@ -238,6 +243,14 @@ export async function run(deployment: Deployment): Promise<BenchSection> {
     }
   }
   const perWindow = summarize([...windows.values()].map((w) => w.n));
+  // a window of more than BIG_WINDOW replays: a change of a pool on that many subscribed routes
+  const lateIn = { big: 0, replay: 0, check: 0, search: 0 };
+  for (const c of lateOnes) {
+    if (c.by === 'replay' && c.window !== undefined && (windows.get(c.window)?.n ?? 0) > BIG_WINDOW) lateIn.big++;
+    else lateIn[c.by]++;
+  }
+  const bigWindows = [...windows.values()].filter((w) => w.n > BIG_WINDOW);
+  const share = (n: number): string => `${((n / Math.max(1, lateOnes.length)) * 100).toFixed(0)}%`;
   const windowSpan = summarize([...windows].map(([start, w]) => w.last - start));
   const e2e = summarize(causal);
   const fmtDist = (l: number[]): string => (l.length === 0 ? 'none' : `${fmtMs(summarize(l).p50)} / ${fmtMs(summarize(l).p99)}`);
@@ -307,6 +320,11 @@ export async function run(deployment: Deployment): Promise<BenchSection> {
         metric: 'debounce windows',
         value: `${(windows.size / RUN_SECONDS).toFixed(1)}/s; replays per window p50 ${perWindow.p50.toLocaleString('en-US')} / p90 ${perWindow.p90.toLocaleString('en-US')} / max ${perWindow.max.toLocaleString('en-US')}`,
         notes: `a window's last replay push arrives p50 ${fmtMs(windowSpan.p50)} / p99 ${fmtMs(windowSpan.p99)} after its first update. A window is due ${DEBOUNCE_MS} ms after its first update, but the next one starts only when the replays of the current one are done: windows far apart and large are the thread doing the quote work at its limit (the replays of a window in which a pool on thousands of routes changed, and the checks after it, take longer than the debounce)`,
+      },
+      {
+        metric: 'the pushes over 150 ms',
+        value: `${share(lateIn.big)} replays of windows of more than ${BIG_WINDOW.toLocaleString('en-US')}, ${share(lateIn.replay)} other replays, ${share(lateIn.check)} route switches, ${share(lateIn.search)} background searches`,
+        notes: `of ${lateOnes.length.toLocaleString('en-US')} pushes over 150 ms. ${bigWindows.length} windows had more than ${BIG_WINDOW.toLocaleString('en-US')} replays (${(bigWindows.reduce((a, w) => a + w.n, 0) / Math.max(1, causal.length) * 100).toFixed(0)}% of all pushes): a pool on that many subscribed routes changed, and its window's replays run one after the other on the thread doing the quote work`,
       },
       { metric: 'pool change → receipt, route switches (p50 / p99)', value: fmtDist(byKind.check), notes: `${byKind.check.length.toLocaleString('en-US')} pushes: a check made a candidate path that priced better the route` },
       { metric: 'pool change → receipt, background searches (p50 / p99)', value: fmtDist(byKind.search), notes: `${byKind.search.length.toLocaleString('en-US')} pushes: a background search found a better route than the one in place` },
