@@ -58,7 +58,7 @@ export function renderMarkdown(command: string, sections: BenchSection[], date: 
   const out: string[] = [];
   out.push('# Benchmarks', '');
   out.push(`Produced by \`${command}\` on ${date}.`, '');
-  out.push(`Machine: ${machineLine()}. Figures are from one run: expect a few percent of noise on throughputs, tens of percent on latency medians and far more on tails (between runs on this machine the live stream's median ranged from 65 to 140 ms and its p99 from 180 to 720 ms; the CPU time per push of unchanged code, from 128 to 183 µs).`, '');
+  out.push(`Machine: ${machineLine()}. Figures are from one run: expect a few percent of noise on throughputs, tens of percent on latency medians and far more on tails (eight runs of one version of the code in one session, the live stream with the quote work on the main thread: median 68 to 94 ms, p99 427 to 1,290 ms, pushes over 150 ms 11% to 25%).`, '');
   for (const s of sections) {
     out.push(`## ${s.title}`, '', s.description, '');
     out.push('| metric | value | target | verdict | notes |', '|---|---|---|---|---|');
