@@ -92,8 +92,8 @@ async function run(job: LoadJob): Promise<LoadResult> {
   job.pairs.forEach((ps, c) => ps.forEach((pr, j) => pairIndex.set(pairKey(pr as PairFields), c * ps.length + j)));
   let noRoute = 0;
   let acked = 0;
-  const onMessage = (m: { type: string; slot: number; count: number; in?: string }, at: number): void => {
-    if (m.type === 'quote') received.push({ at, slot: m.slot, pair: pairIndex.get(pairKey(m as unknown as PairFields)) ?? -1 });
+  const onMessage = (m: PairFields & { type: string; slot: number; count: number }, at: number): void => {
+    if (m.type === 'quote') received.push({ at, slot: m.slot, pair: pairIndex.get(pairKey(m)) ?? -1 });
     else if (m.type === 'subscribed') acked += m.count;
     else if (m.type === 'error' && m.in) noRoute++;
   };

@@ -18,8 +18,9 @@
  *     A candidate path estimated (the search's own float guide) to beat the route by more than
  *     5 bp, relative to how they compared at the search, is priced exactly; when it beats the
  *     route's exact quote it becomes the route at once (a switch, pushed when found) and, when
- *     its price impact leaves a split room to gain, a full search refines it in the background. A tuple without a route is searched again when a candidate
- *     path's estimate gained more than 5 bp since its last search.
+ *     its price impact leaves a split room to gain, a full search refines it in the background.
+ *     A tuple without a route is searched again when a candidate path's estimate gained more
+ *     than 5 bp since its last search.
  *     Background searches run in short slices that take at most about a fifth of the time, so
  *     their cost is bounded whatever the rate of pool changes: searches for a gain newest request
  *     first, withdrawn unrun after SEARCH_STALE_MS (the next check queues them again while a
