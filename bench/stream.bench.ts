@@ -72,6 +72,24 @@ const REST_EVERY_MS = 100;
 /** a debounce window of more replays than this is counted as large (a change of a pool on that many subscribed routes) */
 const BIG_WINDOW = 1000;
 
+/** the simulated market of the stream benchmarks: 1,000 pools of all six programs */
+export const BENCH_MARKET: SimMarketOptions = { seed: 12, pools: 1000, tokens: 200, swapsPerSlot: 40, programs: 'all' };
+
+/**
+ * The stream benchmarks' subscriptions: `count` distinct tuples of a token that has pools against
+ * SOL, USDC or USDT (in turn), amounts spread over sizes, ExactIn both ways and ExactOut
+ */
+export function benchPairs(projection: { tokens(): unknown[] }, count: number): Array<{ in: string; out: string; amount: string; exactIn: boolean }> {
+  const tokens = (projection.tokens() as Array<{ mint: string; pools: number }>).filter((t) => t.pools > 0).map((t) => t.mint);
+  const anchors = [MINTS.SOL, MINTS.USDC, MINTS.USDT];
+  return Array.from({ length: count }, (_, i) => {
+    const a = anchors[i % anchors.length];
+    const b = tokens[(i * 7) % tokens.length] === a ? tokens[(i * 7 + 1) % tokens.length] : tokens[(i * 7) % tokens.length];
+    const amount = String(10 ** (3 + (i % 7)) + i);
+    return i % 2 === 0 ? { in: a, out: b, amount, exactIn: true } : { in: b, out: a, amount, exactIn: i % 4 === 1 };
+  });
+}
+
 export async function bench(): Promise<BenchSection[]> {
   return [await run('all-in-one'), await run('all-in-one, main thread'), await run('split')];
 }
@@ -101,7 +119,7 @@ async function startStreamApp(dir: string): Promise<{ url: string; child: ChildP
 export async function run(deployment: Deployment): Promise<BenchSection> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-stream-'));
   const log = new EmbeddedLog({ dataDir: dir });
-  const marketOpts: SimMarketOptions = { seed: 12, pools: 1000, tokens: 200, swapsPerSlot: 40, programs: 'all' };
+  const marketOpts = BENCH_MARKET;
   const market = new SimMarket(marketOpts);
   await log.ensureTopic(TOPICS.poolUpdates);
   await log.append(
@@ -123,18 +141,8 @@ export async function run(deployment: Deployment): Promise<BenchSection> {
   if (deployment === 'split') ({ url, child: streamApp } = await startStreamApp(dir));
   await app.get(ProjectionService).whenReady();
 
-  // subscriptions: pairs of tokens that have pools, amounts spread over sizes
-  const tokens = (app.get(ProjectionService).projection.tokens() as Array<{ mint: string; pools: number }>).filter((t) => t.pools > 0).map((t) => t.mint);
-  const anchors = [MINTS.SOL, MINTS.USDC, MINTS.USDT];
-  let seq = 0;
-  const pair = (): object => {
-    const i = seq++;
-    const a = anchors[i % anchors.length];
-    const b = tokens[(i * 7) % tokens.length] === a ? tokens[(i * 7 + 1) % tokens.length] : tokens[(i * 7) % tokens.length];
-    const amount = String(10 ** (3 + (i % 7)) + i);
-    return i % 2 === 0 ? { in: a, out: b, amount, exactIn: true } : { in: b, out: a, amount, exactIn: i % 4 === 1 };
-  };
-  const pairs = Array.from({ length: CONNECTIONS }, () => Array.from({ length: PER_CONNECTION }, pair));
+  const all = benchPairs(app.get(ProjectionService).projection, CONNECTIONS * PER_CONNECTION);
+  const pairs = Array.from({ length: CONNECTIONS }, (_, c) => all.slice(c * PER_CONNECTION, (c + 1) * PER_CONNECTION));
   const total = CONNECTIONS * PER_CONNECTION;
 
   // the load (market appends + WebSocket clients) in its own process
@@ -202,6 +210,7 @@ export async function run(deployment: Deployment): Promise<BenchSection> {
   const checks = stats1.checks - stats0.checks;
   const switches = stats1.switches - stats0.switches;
   const replays = stats1.replays - stats0.replays;
+  const prewarmed = stats1.prewarmed - stats0.prewarmed;
   interest.pushObserver = null;
   const causes = new Map<string, Array<{ at: number; by: PushKind; window?: number }>>();
   for (let i = 0; i < observed.at.length; i++) {
@@ -294,7 +303,7 @@ export async function run(deployment: Deployment): Promise<BenchSection> {
       {
         metric: 'router work',
         value: `${fmtRate(replays / r.runSeconds, 'route replays')}, ${fmtRate(checks / r.runSeconds, 'checks')}, ${fmtRate(switches / r.runSeconds, 'route switches')}, ${fmtRate(searches / r.runSeconds, 'route searches')}`,
-        notes: `replay: a tuple whose route's pools changed, once per debounced burst; check: after a change of a pool on its route (after the window that replayed it) or on its candidate paths, between windows; switch: a check whose candidate path gained > 5 bp on the route by the float estimate and priced better exactly (it becomes the route); search: in the background after a switch with a price impact over 10 bp, or for a tuple without a route whose candidate gained (5 ms slices, 40 ms apart while debounce windows are open: at most about 1/9 of the time; newest request first); ${(stats1.shedSearches - stats0.shedSearches).toLocaleString('en-US')} withdrawn unrun after waiting ${SEARCH_STALE_MS / 1000} s (queued again by a later check while the gain lasts); ${stats1.pendingSearches} waiting at the end`,
+        notes: `replay: a tuple whose route's pools changed, once per debounced burst (${((prewarmed / Math.max(1, replays)) * 100).toFixed(0)}% of them priced already while their window waited for its deadline, the thread otherwise idle: the replay then quotes only the hops whose pool changed since); check: after a change of a pool on its route (after the window that replayed it) or on its candidate paths, between windows; switch: a check whose candidate path gained > 5 bp on the route by the float estimate and priced better exactly (it becomes the route); search: in the background after a switch with a price impact over 10 bp, or for a tuple without a route whose candidate gained (5 ms slices, 40 ms apart while debounce windows are open: at most about 1/9 of the time; newest request first); ${(stats1.shedSearches - stats0.shedSearches).toLocaleString('en-US')} withdrawn unrun after waiting ${SEARCH_STALE_MS / 1000} s (queued again by a later check while the gain lasts); ${stats1.pendingSearches} waiting at the end`,
       },
       {
         metric: 'router threads busy (event loop utilization)',

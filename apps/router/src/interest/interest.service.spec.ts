@@ -18,6 +18,7 @@ import { evaluatePath, type Route } from '../../../../libs/amm/src/routing/route
 import { decodeTokenAccount, encodeTokenAccount } from '../../../../libs/solana/src/spl-token';
 import { ProjectionService } from '../projection/projection.service';
 import { DEBOUNCE_MS, InterestService, SEARCH_STALE_MS } from './interest.service';
+import { replayQuote, type ReplayMemo, type ReplayPlan } from './route-replay';
 
 jest.setTimeout(30_000);
 
@@ -128,6 +129,55 @@ describe('InterestService debounce', () => {
     // windows coalesce appends (several per window), and no window replays a tuple twice
     expect(spanWindows).toBeLessThan(appends / 2);
     expect(replays).toBeLessThanOrEqual(tuples.length * spanWindows);
+  });
+
+  it('while a window waits for its deadline its routes are priced into their memos; the replays at the deadline push what a replay from nothing gives', async () => {
+    await settled();
+    type W = { route?: Route; plan?: ReplayPlan; memo: ReplayMemo; amount: bigint; warmFor?: number; last?: { amountIn?: string; amountOut?: string; error?: string } };
+    const internals = svc as unknown as { replays: Set<string>; replayDue: number | null; watched: Map<string, W>; prewarm: (started: number) => void };
+    const poolAt = (a: string) => projections.projection.pool(a);
+    const prewarm = internals.prewarm;
+    let warmedChecked = 0;
+    // right after each slice: the single paths it warmed hold the quotes of the current pools
+    // (one that cannot carry its amount any more is left to the replay)
+    internals.prewarm = function (this: unknown, started: number) {
+      const due = internals.replayDue;
+      const cold = [...internals.replays].filter((k) => internals.watched.get(k)?.warmFor !== due);
+      prewarm.call(this, started);
+      for (const key of cold) {
+        const w = internals.watched.get(key)!;
+        if (w.warmFor !== due || !w.route || !w.plan?.single) continue;
+        try {
+          replayQuote(w.route, w.amount, poolAt, w.plan);
+        } catch {
+          continue;
+        }
+        w.route.hops.forEach((h, i) => expect(w.memo[i]?.pool).toBe(poolAt(h.pool.address)));
+        warmedChecked++;
+      }
+    };
+    const warmed0 = svc.stats().prewarmed;
+    try {
+      // a window on a slow machine may have its update applied too close to its deadline to warm anything: a few tries
+      for (let attempt = 0; attempt < 5 && warmedChecked === 0; attempt++) {
+        await appendUpdates(market.step());
+        await pause(DEBOUNCE_MS + 100);
+        await settled();
+      }
+    } finally {
+      internals.prewarm = prewarm;
+    }
+    expect(warmedChecked).toBeGreaterThan(0);
+    expect(svc.stats().prewarmed).toBeGreaterThan(warmed0);
+    // every tuple's last quote is its route priced afresh on the pools as they are (no memo)
+    let compared = 0;
+    for (const w of internals.watched.values()) {
+      if (!w.route || !w.last || w.last.error !== undefined) continue;
+      const q = replayQuote(w.route, w.amount, poolAt, w.plan);
+      expect([w.last.amountIn, w.last.amountOut]).toEqual([q.amountIn.toString(), q.amountOut.toString()]);
+      compared++;
+    }
+    expect(compared).toBeGreaterThan(5);
   });
 
   it('pending checks and searches do not spin the event loop while a window waits or replays', async () => {

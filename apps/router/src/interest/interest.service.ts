@@ -154,6 +154,10 @@ interface Watched {
    * no computed quote reflects yet (what the replay's push answers)
    */
   changedAt?: number;
+  /** the window (its replayDue) whose replay this tuple's memo was warmed for (see InterestService.prewarm) */
+  warmFor?: number;
+  /** ... and whose check its route's and candidates' float estimates were computed for */
+  estimatesWarmFor?: number;
 }
 
 /** how a candidate's estimate `e` compares with the route's `current` (> 1: the candidate is estimated better) */
@@ -178,6 +182,8 @@ export interface InterestStats {
   pendingSearches: number;
   /** searches for a candidate's gain withdrawn unrun after waiting SEARCH_STALE_MS */
   shedSearches: number;
+  /** tuples of a window priced into their memos while it waited for its deadline (see prewarmWindows) */
+  prewarmed: number;
 }
 
 @Injectable()
@@ -202,6 +208,8 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
    * while a window is being computed is debounced too instead of being replayed change by change
    */
   private nextReplays = new Set<string>();
+  /** tuples of the open window whose memo has not been warmed yet may remain (see prewarm) */
+  private warmPending = false;
   private nextDue: number | null = null;
   /** the append time of the first pool change of the current / next window (what its quotes answer) */
   private replayCause = 0;
@@ -233,6 +241,12 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
    * for a replay, the append time of its debounce window's first update. Null: not observed.
    */
   pushObserver: ((q: QuotesChanged, causeAppendedAt: number, by: PushKind, windowAppendedAt?: number) => void) | null = null;
+  /**
+   * While an open window waits for its deadline, its tuples' routes and candidate paths are
+   * priced on the current pools (see prewarm). On by default; off only to measure what it buys
+   * (the window benchmark).
+   */
+  prewarmWindows = true;
   private additions = -1;
   /** the next flush: a timer, or an immediate when it is due now (no 1 ms timer clamp between slices) */
   private timer: { cancel(): void } | null = null;
@@ -240,7 +254,7 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
   private sweeper: NodeJS.Timeout | null = null;
   private subscription: Subscription | null = null;
   private publishing: Promise<unknown> = Promise.resolve();
-  private readonly counters = { searches: 0, replays: 0, checks: 0, switches: 0, published: 0, rejected: 0, shedSearches: 0 };
+  private readonly counters = { searches: 0, replays: 0, checks: 0, switches: 0, published: 0, rejected: 0, shedSearches: 0, prewarmed: 0 };
   private closed = false;
 
   constructor(
@@ -413,6 +427,10 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
         this.replayCause = first;
       }
       if (this.replayDue !== null) this.schedule(this.replayDue);
+      if (this.replays.size > 0 && this.prewarmWindows) {
+        this.warmPending = true;
+        this.schedule(now);
+      }
     }
     if (this.checks.size > 0 || this.searches.size > 0) this.schedule(now + DEBOUNCE_MS);
   }
@@ -516,6 +534,7 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
         if (q !== undefined) emit(w, q, cause, 'check');
       }
     }
+    if (this.warmPending && !waiting) this.prewarm(started);
     const searchFrom = Date.now();
     // background searches take the gaps between windows: not while a window's replays run or
     // wait to, nor when one is about to close
@@ -538,6 +557,7 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     // runs its replays (caughtUp() and the window's own flushes schedule them again): no spinning
     // on the event loop meanwhile
     if (this.checks.size > 0 && this.checkGap(now)) this.schedule(now);
+    if (this.warmPending && this.replayDue !== null && now < this.replayDue) this.schedule(now);
     const gap = !waiting && (this.replays.size === 0 || (this.replayDue !== null && this.replayDue > now));
     if (this.searches.size > 0 && gap) this.schedule(this.lastSearchSlice + this.searchPause());
   }
@@ -898,6 +918,50 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     w.routeDeps = routeDeps;
     w.candDeps = cand;
     return q;
+  }
+
+  /**
+   * While the open window is not due yet (the thread would wait for its deadline), its queued
+   * tuples' routes are priced on the pools as they are now, into their memos, in slices: the
+   * replays at the deadline then quote again only the hops whose pool changed since, so a
+   * window in which a pool on thousands of routes changed spends its debounce computing instead
+   * of waiting. Nothing is pushed here (the stats count the tuples warmed); a route that fails is
+   * left to the replay.
+   */
+  private prewarm(started: number): void {
+    const due = this.replayDue;
+    if (due === null || this.syncedFor === due) {
+      this.warmPending = false;
+      return;
+    }
+    const projection = this.projections.projection;
+    const poolAt = (a: string): Pool | undefined => projection.pool(a);
+    const spent = (): boolean => {
+      const now = Date.now();
+      return now - started >= REPLAY_SLICE_MS || now >= due;
+    };
+    // the routes first (the window's pushes), then the float estimates of the checks after it
+    for (const key of this.replays) {
+      if (spent()) return;
+      const w = this.watched.get(key);
+      if (!w || w.warmFor === due || !w.route) continue;
+      w.warmFor = due;
+      this.counters.prewarmed++;
+      try {
+        replayQuote(w.route, w.amount, poolAt, w.plan, w.memo);
+      } catch (e) {
+        if (!(e instanceof PoolQuoteError) && !(e instanceof PoolGoneError)) throw e;
+      }
+    }
+    for (const key of this.replays) {
+      if (spent()) return;
+      const w = this.watched.get(key);
+      if (!w || w.estimatesWarmFor === due || !w.route) continue;
+      w.estimatesWarmFor = due;
+      if (w.routePath) this.pathEstimate(w, w.routePath);
+      for (let i = 0; i < w.cands.length; i++) this.pathEstimate(w, w.cands[i]);
+    }
+    this.warmPending = false;
   }
 
   /** the current route re-priced exactly on the current pools; a search when it broke */
