@@ -210,6 +210,8 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
   private nextReplays = new Set<string>();
   /** tuples of the open window whose memo has not been warmed yet may remain (see prewarm) */
   private warmPending = false;
+  /** where prewarm's pass over the open window stands: its deadline, the pass's iterator, which pass */
+  private warmCursor: { due: number; keys: Iterator<string>; estimates: boolean } | null = null;
   private nextDue: number | null = null;
   /** the append time of the first pool change of the current / next window (what its quotes answer) */
   private replayCause = 0;
@@ -429,6 +431,7 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
       if (this.replayDue !== null) this.schedule(this.replayDue);
       if (this.replays.size > 0 && this.prewarmWindows) {
         this.warmPending = true;
+        this.warmCursor = null;
         this.schedule(now);
       }
     }
@@ -936,30 +939,36 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     }
     const projection = this.projections.projection;
     const poolAt = (a: string): Pool | undefined => projection.pool(a);
-    const spent = (): boolean => {
+    // the routes first (the window's pushes), then the float estimates of the checks after it;
+    // the pass goes on where the last slice stopped (a change that queued more tuples starts it over)
+    if (this.warmCursor?.due !== due) this.warmCursor = { due, keys: this.replays.values(), estimates: false };
+    const cursor = this.warmCursor;
+    for (;;) {
       const now = Date.now();
-      return now - started >= REPLAY_SLICE_MS || now >= due;
-    };
-    // the routes first (the window's pushes), then the float estimates of the checks after it
-    for (const key of this.replays) {
-      if (spent()) return;
-      const w = this.watched.get(key);
-      if (!w || w.warmFor === due || !w.route) continue;
-      w.warmFor = due;
-      this.counters.prewarmed++;
-      try {
-        replayQuote(w.route, w.amount, poolAt, w.plan, w.memo);
-      } catch (e) {
-        if (!(e instanceof PoolQuoteError) && !(e instanceof PoolGoneError)) throw e;
+      if (now - started >= REPLAY_SLICE_MS || now >= due) return;
+      const next = cursor.keys.next();
+      if (next.done) {
+        if (cursor.estimates) break;
+        cursor.estimates = true;
+        cursor.keys = this.replays.values();
+        continue;
       }
-    }
-    for (const key of this.replays) {
-      if (spent()) return;
-      const w = this.watched.get(key);
-      if (!w || w.estimatesWarmFor === due || !w.route) continue;
-      w.estimatesWarmFor = due;
-      if (w.routePath) this.pathEstimate(w, w.routePath);
-      for (let i = 0; i < w.cands.length; i++) this.pathEstimate(w, w.cands[i]);
+      const w = this.watched.get(next.value);
+      if (!w || !w.route) continue;
+      if (!cursor.estimates) {
+        if (w.warmFor === due) continue;
+        w.warmFor = due;
+        this.counters.prewarmed++;
+        try {
+          replayQuote(w.route, w.amount, poolAt, w.plan, w.memo);
+        } catch (e) {
+          if (!(e instanceof PoolQuoteError) && !(e instanceof PoolGoneError)) throw e;
+        }
+      } else if (w.estimatesWarmFor !== due) {
+        w.estimatesWarmFor = due;
+        if (w.routePath) this.pathEstimate(w, w.routePath);
+        for (let i = 0; i < w.cands.length; i++) this.pathEstimate(w, w.cands[i]);
+      }
     }
     this.warmPending = false;
   }
