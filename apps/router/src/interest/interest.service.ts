@@ -10,7 +10,9 @@
  *     when a pool entered the graph;
  *   - a replay of its current route (replayQuote: the same pools and flow division, exact
  *     integer math on the current pools; a few pool quotes) when a pool of that route changed,
- *     after the debounce: a burst of changes within DEBOUNCE_MS is one replay;
+ *     after the debounce: a burst of changes within DEBOUNCE_MS is one replay; while the window
+ *     waits for its deadline, the time the checks leave prices its routes ahead into their
+ *     memos (see prewarm), so the replays at the deadline quote only what changed since;
  *   - a check (see check) after a change of a pool on its route or its candidate paths, between
  *     debounce windows: after the window that replayed the route (its replays are all pushed
  *     first), or as soon as a window closes or before the next is due when only candidate pools
