@@ -21,7 +21,7 @@ import { encodePoolUpdate, type PoolUpdate } from '../libs/contracts/src/pool-up
 import { encodeQuoteInterest, tupleKey } from '../libs/contracts/src/stream';
 import { TOPICS } from '../libs/contracts/src/topics';
 import { EmbeddedLog } from '../libs/log/src/embedded/embedded-log';
-import { LEASE_CHUNK, LEASE_INTERVAL_MS, LEASE_TTL_MS } from '../apps/stream/src/stream.service';
+import { LEASE_INTERVAL_MS, leaseMessages } from '../apps/stream/src/stream.service';
 import { fmtMs, summarize, type BenchSection } from './harness';
 import { BENCH_MARKET, benchPairs } from './stream.bench';
 
@@ -68,15 +68,7 @@ export async function bench(): Promise<BenchSection[]> {
     );
   }
   // held as a stream instance holds its clients' tuples: leased again every LEASE_INTERVAL_MS
-  const lease = () =>
-    writer.append(
-      TOPICS.quoteInterest,
-      Array.from({ length: Math.ceil(tuples.length / LEASE_CHUNK) }, (_, c) => ({
-        key: 'bench',
-        value: encodeQuoteInterest({ op: 'lease', instance: 'bench', tuples: tuples.slice(c * LEASE_CHUNK, (c + 1) * LEASE_CHUNK), ttlMs: LEASE_TTL_MS }),
-      })),
-    );
-  const leasing = setInterval(() => void lease(), LEASE_INTERVAL_MS);
+  const leasing = setInterval(() => void writer.append(TOPICS.quoteInterest, leaseMessages('bench', tuples)), LEASE_INTERVAL_MS);
   while (internals.watched.size < TUPLES) await pause(50);
   await waitIdle(120_000);
 

@@ -222,7 +222,6 @@ export async function run(deployment: Deployment): Promise<BenchSection> {
   }
   const s = summarize(r.latencies);
   // receipt minus the append of the pool change each push answers (matched per tuple and slot, in order)
-  const flat = pairs.flat() as Array<{ in: string; out: string; amount: string; exactIn: boolean }>;
   const causal: number[] = [];
   const warmup: number[] = [];
   const byKind: Record<PushKind, number[]> = { replay: [], check: [], search: [] };
@@ -234,7 +233,7 @@ export async function run(deployment: Deployment): Promise<BenchSection> {
   // the pushes over 150 ms, classified below by what they were
   const lateOnes: Array<{ by: PushKind; window?: number }> = [];
   for (let i = 0; i < r.receipts.length; i += 3) {
-    const pair = flat[r.receipts[i]];
+    const pair = all[r.receipts[i]];
     const c = pair ? causes.get(`${pairKey(pair)}|${r.receipts[i + 1]}`)?.shift() : undefined;
     if (!c) {
       unmatched++;

@@ -3,7 +3,7 @@ import { randomUUID } from 'crypto';
 import { TOPICS } from '../../../libs/contracts/src/topics';
 import { decodeQuotesChanged, encodeQuoteInterest, tupleKey, type QuoteTuple } from '../../../libs/contracts/src/stream';
 import { ContractError } from '../../../libs/contracts/src/errors';
-import { LOG_PORT, type LogPort, type Subscription } from '../../../libs/log/src/log.port';
+import { LOG_PORT, type LogMessage, type LogPort, type Subscription } from '../../../libs/log/src/log.port';
 import { StreamHub } from './hub';
 
 /** How often this instance re-announces its whole interest set, and how long the router keeps it. */
@@ -11,6 +11,15 @@ export const LEASE_INTERVAL_MS = 5_000;
 export const LEASE_TTL_MS = 15_000;
 /** tuples per lease record (keeps records far below Kafka's default 1 MB message limit) */
 export const LEASE_CHUNK = 500;
+
+/** the quote-interest records that lease `tuples` for `instance`: at most LEASE_CHUNK tuples each, keyed by the instance */
+export function leaseMessages(instance: string, tuples: readonly QuoteTuple[]): LogMessage[] {
+  const out: LogMessage[] = [];
+  for (let i = 0; i < tuples.length; i += LEASE_CHUNK) {
+    out.push({ key: instance, value: encodeQuoteInterest({ op: 'lease', instance, tuples: tuples.slice(i, i + LEASE_CHUNK), ttlMs: LEASE_TTL_MS }) });
+  }
+  return out;
+}
 
 /**
  * Wires the StreamHub to the log: interest changes go to `quote-interest`, quotes come from
@@ -71,11 +80,7 @@ export class StreamService implements OnModuleInit, OnApplicationShutdown {
 
   /** Re-announce every held tuple, in records of at most LEASE_CHUNK tuples (leases add up). */
   renewLease(): void {
-    const tuples = this.hub.activeTuples();
-    for (let i = 0; i < tuples.length; i += LEASE_CHUNK) {
-      const chunk = tuples.slice(i, i + LEASE_CHUNK);
-      this.enqueue(this.instance, encodeQuoteInterest({ op: 'lease', instance: this.instance, tuples: chunk, ttlMs: LEASE_TTL_MS }));
-    }
+    for (const m of leaseMessages(this.instance, this.hub.activeTuples())) this.enqueue(m.key, m.value);
   }
 
   /** Appends in order, one at a time, so add/remove for one tuple never overtake each other. */

@@ -55,7 +55,7 @@ import { DEFAULT_INTEREST_TTL_MS, InterestRegistry, MAX_INTEREST_TTL_MS, type In
 import { positionsSince } from './interest-window';
 import { aggregatorFeeOf, charge, feeBpsFor, findBestNetRoute, type FeeSchedule } from '../quote/aggregator-fee';
 import { impactBps, quoteFields } from './quote-fields';
-import { planReplay, PoolGoneError, replayQuote, type ReplayMemo, type ReplayPlan } from './route-replay';
+import { planReplay, PoolGoneError, replayQuote, type ReplayMemo, type ReplayPlan, type RouteQuote } from './route-replay';
 
 /** bursts of pool changes are coalesced into one recompute after this long */
 export const DEBOUNCE_MS = 50;
@@ -251,6 +251,8 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
    * (the window benchmark).
    */
   prewarmWindows = true;
+  /** the current pool at an address (what replays read) */
+  private readonly poolLookup = (address: string): Pool | undefined => this.projections.projection.pool(address);
   private additions = -1;
   /** the next flush: a timer, or an immediate when it is due now (no 1 ms timer clamp between slices) */
   private timer: { cancel(): void } | null = null;
@@ -939,8 +941,6 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
       this.warmPending = false;
       return;
     }
-    const projection = this.projections.projection;
-    const poolAt = (a: string): Pool | undefined => projection.pool(a);
     // the routes first (the window's pushes), then the float estimates of the checks after it;
     // the pass goes on where the last slice stopped (a change that queued more tuples starts it over)
     if (this.warmCursor?.due !== due) this.warmCursor = { due, keys: this.replays.values(), estimates: false };
@@ -961,11 +961,7 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
         if (w.warmFor === due) continue;
         w.warmFor = due;
         this.counters.prewarmed++;
-        try {
-          replayQuote(w.route, w.amount, poolAt, w.plan, w.memo);
-        } catch (e) {
-          if (!(e instanceof PoolQuoteError) && !(e instanceof PoolGoneError)) throw e;
-        }
+        this.priceRoute(w, w.route);
       } else if (w.estimatesWarmFor !== due) {
         w.estimatesWarmFor = due;
         if (w.routePath) this.pathEstimate(w, w.routePath);
@@ -980,15 +976,21 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     if (!w.route) return this.search(w);
     this.counters.replays++;
     w.changedAt = undefined;
-    const projection = this.projections.projection;
-    const poolAt = (a: string): Pool | undefined => projection.pool(a);
+    const q = this.priceRoute(w, w.route);
+    if (q === null) return this.search(w);
+    return this.quote(w, q.amountIn, q.amountOut, { priceImpactBps: impactBps(q.amountIn, q.amountOut, q.ideal), hops: q.hops });
+  }
+
+  /**
+   * The amounts, price and main path of the tuple's route on the current pools, without building
+   * it (see replayQuote), its memo refreshed; null when a pool left or cannot fill its part
+   */
+  private priceRoute(w: Watched, route: Route): RouteQuote | null {
     try {
-      // the amounts, price and main path of the replayed route, without building it (see replayQuote)
-      const q = replayQuote(w.route, w.amount, poolAt, w.plan, w.memo);
-      return this.quote(w, q.amountIn, q.amountOut, { priceImpactBps: impactBps(q.amountIn, q.amountOut, q.ideal), hops: q.hops });
+      return replayQuote(route, w.amount, this.poolLookup, w.plan, w.memo);
     } catch (e) {
       if (!(e instanceof PoolQuoteError) && !(e instanceof PoolGoneError)) throw e;
-      return this.search(w);
+      return null;
     }
   }
 
