@@ -105,61 +105,75 @@ const MAX_CANDIDATES = 12;
  * A path whose float estimate is kept between checks: its pools (addresses, and the pool objects
  * the estimate was computed on) and mints. Pool objects are immutable, so the estimate is computed
  * again only when one of them was replaced.
+ *
+ * It and Watched are classes that set every field in their constructor: each is one hidden class
+ * from its creation on, whatever order the events fill its fields in, so the optimised code of
+ * the hot paths (flush, check, pathEstimate) is not thrown away each time an object shows up with
+ * its fields added in a new order.
  */
-interface EstimatedPath {
-  pools: string[];
-  mints: string[];
+class EstimatedPath {
   /** references to its pools (see PoolRef), taken on its first estimate */
-  refs?: Array<PoolRef | undefined>;
+  refs: Array<PoolRef | undefined> | undefined = undefined;
   /** the pools of its last estimate, and the amount before and after each hop (index i: into hop i) */
-  seen?: Pool[];
-  amounts?: number[];
-  est?: number;
+  seen: Pool[] | undefined = undefined;
+  amounts: number[] | undefined = undefined;
+  est: number | undefined = undefined;
   /** the pools on which it last failed to carry the amount exactly (not tried again on them) */
-  failedOn?: Pool[];
+  failedOn: Pool[] | undefined = undefined;
+  constructor(
+    readonly pools: string[],
+    readonly mints: string[],
+    /**
+     * a candidate path: how it compared with the chosen route at the tuple's last search (estimate
+     * ratio, > 1: estimated better); for a tuple without a route, its estimate then (0: none).
+     * Unused on the route's own path.
+     */
+    public ratio = 1,
+  ) {}
 }
 
-interface Watched {
-  tuple: QuoteTuple;
-  key: string;
-  amount: bigint;
-  mode: SwapMode;
+class Watched {
+  readonly amount: bigint;
+  readonly mode: SwapMode;
   /** the route of the last search; undefined when the tuple cannot be quoted */
-  route?: Route;
-  plan?: ReplayPlan;
+  route: Route | undefined = undefined;
+  plan: ReplayPlan | undefined = undefined;
   /** the route's hop quotes of its last replay: hops whose pool did not change are not quoted again */
-  memo: ReplayMemo;
+  memo: ReplayMemo = [];
   /** pools of `route` */
-  routeDeps: Set<string>;
+  routeDeps = new Set<string>();
   /** pools of the candidate paths of the last search */
-  candDeps: Set<string>;
-  /**
-   * the candidate paths of the last search (pool addresses and mints), best estimate first, with
-   * how they compared with the chosen route then (estimate ratio, > 1: estimated better); for a
-   * tuple without a route, each one's estimate then (0: none)
-   */
-  cands: Array<EstimatedPath & { ratio: number }>;
+  candDeps = new Set<string>();
+  /** the candidate paths of the last search (pool addresses and mints), best estimate first */
+  cands: EstimatedPath[] = [];
   /** the route as an estimated path when it is a single path */
-  routePath?: EstimatedPath;
-  last?: QuotesChanged;
+  routePath: EstimatedPath | undefined = undefined;
+  last: QuotesChanged | undefined = undefined;
   /** while queued for a background search: the append time of the pool change behind it (what its push answers) */
-  queuedBy?: number;
+  queuedBy: number | undefined = undefined;
   /** while queued for a check: the append time of the first pool change since the last check */
-  checkCause?: number;
+  checkCause: number | undefined = undefined;
   /**
    * queued for a background search because a candidate path gained on the route (not because a
    * pool entered the graph): a later check that finds no gain any more withdraws it
    */
-  searchForGain?: boolean;
+  searchForGain: boolean | undefined = undefined;
   /**
    * while queued for a replay: the append time of the first change of a pool of its route that
    * no computed quote reflects yet (what the replay's push answers)
    */
-  changedAt?: number;
+  changedAt: number | undefined = undefined;
   /** the window (its replayDue) whose replay this tuple's memo was warmed for (see InterestService.prewarm) */
-  warmFor?: number;
+  warmFor: number | undefined = undefined;
   /** ... and whose check its route's and candidates' float estimates were computed for */
-  estimatesWarmFor?: number;
+  estimatesWarmFor: number | undefined = undefined;
+  constructor(
+    readonly tuple: QuoteTuple,
+    readonly key: string,
+  ) {
+    this.amount = BigInt(tuple.amount);
+    this.mode = tuple.exactIn ? 'ExactIn' : 'ExactOut';
+  }
 }
 
 /** how a candidate's estimate `e` compares with the route's `current` (> 1: the candidate is estimated better) */
@@ -329,7 +343,7 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
       if (!this.registry.has(key) || !this.inShard(key)) continue;
       const w = this.watched.get(key);
       if (!w) {
-        this.watched.set(key, { tuple: t, key, amount: BigInt(t.amount), mode: t.exactIn ? 'ExactIn' : 'ExactOut', routeDeps: new Set(), candDeps: new Set(), cands: [], memo: [] });
+        this.watched.set(key, new Watched(t, key));
         this.urgent.add(key);
         this.announce.add(key);
       } else if (w.last !== undefined && !this.urgent.has(key)) {
@@ -698,7 +712,7 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
       return undefined;
     }
     // the candidates that gained, and how they compare with the route now
-    let gaining: Watched['cands'] | undefined;
+    let gaining: EstimatedPath[] | undefined;
     let ratios: number[] | undefined;
     for (let i = 0; i < w.cands.length; i++) {
       const c = w.cands[i];
@@ -741,7 +755,7 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
   }
 
   /** the best of these candidate paths priced exactly on the current pools (undefined: none carries the amount) */
-  private priceExactly(w: Watched, paths: Watched['cands']): Route | undefined {
+  private priceExactly(w: Watched, paths: EstimatedPath[]): Route | undefined {
     const projection = this.projections.projection;
     const exactIn = w.mode === 'ExactIn';
     let best: Route | undefined;
@@ -868,11 +882,11 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     w.queuedBy = undefined;
     const projection = this.projections.projection;
     const req = { inputMint: w.tuple.in, outputMint: w.tuple.out, amount: w.amount, mode: w.mode, maxHops: this.config.maxHops };
-    const cands: Watched['cands'] = [];
+    const cands: EstimatedPath[] = [];
     try {
       for (const c of findCandidatePaths(projection, req)) {
         if (cands.length >= MAX_CANDIDATES) break;
-        cands.push({ pools: c.pools.map((p) => p.address), mints: c.mints, ratio: 1 });
+        cands.push(new EstimatedPath(c.pools.map((p) => p.address), c.mints));
       }
     } catch (e) {
       if (!(e instanceof RouteError)) throw e;
@@ -899,7 +913,7 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     w.route = route;
     if (route) {
       w.plan = planReplay(route);
-      w.routePath = w.plan.single ? { pools: route.hops.map((h) => h.pool.address), mints: [route.inputMint, ...route.hops.map((h) => h.outputMint)] } : undefined;
+      w.routePath = w.plan.single ? new EstimatedPath(route.hops.map((h) => h.pool.address), [route.inputMint, ...route.hops.map((h) => h.outputMint)]) : undefined;
       q = this.quote(w, route.amountIn, route.amountOut, quoteFields(route, w.plan.single));
     } else {
       w.plan = undefined;
