@@ -71,6 +71,8 @@ const TICK_MS = 50;
 const REST_EVERY_MS = 100;
 /** a debounce window of more replays than this is counted as large (a change of a pool on that many subscribed routes) */
 const BIG_WINDOW = 1000;
+/** the late pushes are counted per stretch of this long (when their change was appended), to show whether they come in bursts */
+const BURST_MS = 500;
 
 /** the simulated market of the stream benchmarks: 1,000 pools of all six programs */
 export const BENCH_MARKET: SimMarketOptions = { seed: 12, pools: 1000, tokens: 200, swapsPerSlot: 40, programs: 'all' };
@@ -88,6 +90,51 @@ export function benchPairs(projection: { tokens(): unknown[] }, count: number): 
     const amount = String(10 ** (3 + (i % 7)) + i);
     return i % 2 === 0 ? { in: a, out: b, amount, exactIn: true } : { in: b, out: a, amount, exactIn: i % 4 === 1 };
   });
+}
+
+/**
+ * CPU time so far of each OS thread of this process, and the machine's CPU counters (Linux /proc,
+ * in USER_HZ ticks; null where /proc is not there)
+ */
+interface CpuSnapshot {
+  threads: Map<string, number>;
+  /** /proc/stat's first line: user, nice, system, idle, iowait, irq, softirq, steal */
+  machine: number[];
+}
+function cpuSnapshot(): CpuSnapshot | null {
+  try {
+    const threads = new Map<string, number>();
+    for (const tid of fs.readdirSync('/proc/self/task')) {
+      let stat: string;
+      try {
+        stat = fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      } catch {
+        continue; // the thread ended meanwhile
+      }
+      // after the command name (in parentheses): state is field 3, utime and stime fields 14 and 15
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      threads.set(tid, Number(f[11]) + Number(f[12]));
+    }
+    const machine = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1, 9).map(Number);
+    return { threads, machine };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Where the CPU went between two snapshots: this process's main thread and its other threads
+ * (busiest first), each as a share of the wall time; the machine's busy, stolen and idle shares
+ */
+function cpuUse(a: CpuSnapshot | null, b: CpuSnapshot | null, seconds: number): { main: number; others: number[]; busy: number; steal: number; idle: number } | null {
+  if (a === null || b === null || seconds <= 0) return null;
+  const HZ = 100; // USER_HZ: /proc's tick, 100 on Linux whatever the kernel's own
+  const share = (tid: string): number => ((b.threads.get(tid) ?? 0) - (a.threads.get(tid) ?? 0)) / HZ / seconds;
+  const main = String(process.pid);
+  const others = [...b.threads.keys()].filter((t) => t !== main).map(share).filter((x) => x >= 0.005).sort((x, y) => y - x);
+  const d = b.machine.map((v, i) => v - a.machine[i]);
+  const total = d.reduce((x, y) => x + y, 0) || 1;
+  return { main: share(main), others, busy: (d[0] + d[1] + d[2] + d[5] + d[6]) / total, steal: d[7] / total, idle: (d[3] + d[4]) / total };
 }
 
 export async function bench(): Promise<BenchSection[]> {
@@ -182,6 +229,8 @@ export async function run(deployment: Deployment): Promise<BenchSection> {
   const heapPerSub = ((await heap()) - heapBefore) / total;
   const { stats: stats0, workers: workers0 } = await interest.snapshot();
   const main0 = performance.eventLoopUtilization();
+  const cpu0 = cpuSnapshot();
+  const cpuFrom = Date.now();
   // how long a task that arrives on the main thread (a REST request, a socket frame) may wait
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
   loopDelay.enable();
@@ -204,6 +253,7 @@ export async function run(deployment: Deployment): Promise<BenchSection> {
   const r = m.result;
   const { stats: stats1, workers: workers1 } = await interest.snapshot();
   const mainBusy = performance.eventLoopUtilization(main0).utilization;
+  const cpu = cpuUse(cpu0, cpuSnapshot(), (Date.now() - cpuFrom) / 1000);
   loopDelay.disable();
   const workersBusy = workers1.map((w, i) => performance.eventLoopUtilization(w.busy, workers0[i].busy).utilization);
   const searches = stats1.searches - stats0.searches;
@@ -231,7 +281,7 @@ export async function run(deployment: Deployment): Promise<BenchSection> {
   const windows = new Map<number, { n: number; last: number }>();
   let unmatched = 0;
   // the pushes over 150 ms, classified below by what they were
-  const lateOnes: Array<{ by: PushKind; window?: number }> = [];
+  const lateOnes: Array<{ at: number; by: PushKind; window?: number }> = [];
   for (let i = 0; i < r.receipts.length; i += 3) {
     const pair = all[r.receipts[i]];
     const c = pair ? causes.get(`${pairKey(pair)}|${r.receipts[i + 1]}`)?.shift() : undefined;
@@ -263,7 +313,19 @@ export async function run(deployment: Deployment): Promise<BenchSection> {
     else lateIn[c.by]++;
   }
   const bigWindows = [...windows.values()].filter((w) => w.n > BIG_WINDOW);
+  const pct = (x: number): string => `${(x * 100).toFixed(0)}%`;
   const share = (n: number): string => `${((n / Math.max(1, lateOnes.length)) * 100).toFixed(0)}%`;
+  // when the late pushes' changes were appended, by stretches of BURST_MS of the measured run
+  const stretches = new Array<number>(Math.ceil((RUN_SECONDS * 1000) / BURST_MS)).fill(0);
+  for (const c of lateOnes) {
+    const k = Math.floor((c.at - measuredFrom) / BURST_MS);
+    if (k >= 0 && k < stretches.length) stretches[k]++;
+  }
+  const worst = [...stretches].sort((x, y) => y - x);
+  const inWorstTenth = worst.slice(0, Math.ceil(worst.length / 10)).reduce((x, y) => x + y, 0);
+  const burstNote =
+    `They come in bursts: the worst tenth of the run's ${stretches.length} stretches of ${BURST_MS} ms (by the append of the change answered) holds ` +
+    `${share(inWorstTenth)} of them, and ${stretches.filter((n) => n === 0).length} stretches have none. `;
   const windowSpan = summarize([...windows].map(([start, w]) => w.last - start));
   const e2e = summarize(causal);
   const fmtDist = (l: number[]): string => (l.length === 0 ? 'none' : `${fmtMs(summarize(l).p50)} / ${fmtMs(summarize(l).p99)}`);
@@ -309,6 +371,19 @@ export async function run(deployment: Deployment): Promise<BenchSection> {
         value: `main ${(mainBusy * 100).toFixed(0)}%${workersBusy.map((b) => `, quote worker ${(b * 100).toFixed(0)}%`).join('')}`,
         notes: `over the run; a thread busy near 100% is the limit: what arrives meanwhile waits. The main thread's event loop delay (a 10 ms timer's lateness): p99 ${fmtMs(loopDelay.percentile(99) / 1e6)}, max ${fmtMs(loopDelay.max / 1e6)}`,
       },
+      {
+        metric: 'router process CPU time, per thread',
+        value: cpu === null ? 'not measured (no /proc)' : `main ${pct(cpu.main)}; others ${cpu.others.slice(0, 6).map(pct).join(', ')}`,
+        notes:
+          'over the run, CPU time per OS thread of the router\'s process as a share of the wall time (/proc): ' +
+          `${workersBusy.length > 0 ? 'the busiest other thread is the quote worker; the rest ' : 'the others '}are V8's garbage collection and compiler helpers and libuv's pool. ` +
+          'A thread whose CPU time is well under its event loop utilization above spent that difference runnable but waiting for a core',
+      },
+      {
+        metric: 'machine CPU',
+        value: cpu === null ? 'not measured (no /proc)' : `busy ${pct(cpu.busy)}, stolen ${pct(cpu.steal)}, idle ${pct(cpu.idle)}`,
+        notes: `over the run, all ${os.availableParallelism()} cores, every process (the router, the load${deployment === 'split' ? ', the stream app' : ''}); stolen: time the hypervisor ran something else on this machine's cores (steal in /proc/stat)`,
+      },
       { metric: 'pool change → receipt p50 / p90', value: `${fmtMs(e2e.p50)} / ${fmtMs(e2e.p90)}` },
       {
         metric: 'pool change → receipt p99',
@@ -336,7 +411,7 @@ export async function run(deployment: Deployment): Promise<BenchSection> {
       {
         metric: 'the pushes over 150 ms',
         value: `${share(lateIn.big)} replays of windows of more than ${BIG_WINDOW.toLocaleString('en-US')}, ${share(lateIn.replay)} other replays, ${share(lateIn.check)} route switches, ${share(lateIn.search)} background searches`,
-        notes: `of ${lateOnes.length.toLocaleString('en-US')} pushes over 150 ms. ${bigWindows.length} windows had more than ${BIG_WINDOW.toLocaleString('en-US')} replays (${(bigWindows.reduce((a, w) => a + w.n, 0) / Math.max(1, causal.length) * 100).toFixed(0)}% of all pushes): a pool on that many subscribed routes changed, and its window's replays run one after the other on the thread doing the quote work`,
+        notes: `of ${lateOnes.length.toLocaleString('en-US')} pushes over 150 ms. ${burstNote}${bigWindows.length} windows had more than ${BIG_WINDOW.toLocaleString('en-US')} replays (${(bigWindows.reduce((a, w) => a + w.n, 0) / Math.max(1, causal.length) * 100).toFixed(0)}% of all pushes): a pool on that many subscribed routes changed, and its window's replays run one after the other on the thread doing the quote work`,
       },
       { metric: 'pool change → receipt, route switches (p50 / p99)', value: fmtDist(byKind.check), notes: `${byKind.check.length.toLocaleString('en-US')} pushes: a check made a candidate path that priced better the route` },
       { metric: 'pool change → receipt, background searches (p50 / p99)', value: fmtDist(byKind.search), notes: `${byKind.search.length.toLocaleString('en-US')} pushes: a background search found a better route than the one in place` },
