@@ -376,7 +376,7 @@ export async function run(deployment: Deployment): Promise<BenchSection> {
         value: cpu === null ? 'not measured (no /proc)' : `main ${pct(cpu.main)}; others ${cpu.others.slice(0, 6).map(pct).join(', ')}`,
         notes:
           'over the run, CPU time per OS thread of the router\'s process as a share of the wall time (/proc): ' +
-          `${workersBusy.length > 0 ? 'the busiest other thread is the quote worker; the rest ' : 'the others '}are V8's garbage collection and compiler helpers and libuv's pool. ` +
+          `${workersBusy.length === 0 ? 'the others ' : workersBusy.length === 1 ? 'the busiest other thread is the quote worker; the rest ' : `the ${workersBusy.length} busiest other threads are the quote workers; the rest `}are V8's garbage collection and compiler helpers and libuv's pool. ` +
           'A thread whose CPU time is well under its event loop utilization above spent that difference runnable but waiting for a core',
       },
       {
