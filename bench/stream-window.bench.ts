@@ -22,7 +22,7 @@ import { encodeQuoteInterest, tupleKey } from '../libs/contracts/src/stream';
 import { TOPICS } from '../libs/contracts/src/topics';
 import { EmbeddedLog } from '../libs/log/src/embedded/embedded-log';
 import { LEASE_INTERVAL_MS, leaseMessages } from '../apps/stream/src/stream.service';
-import { fmtMs, summarize, type BenchSection } from './harness';
+import { cpuSnapshot, cpuUse, fmtMs, summarize, type BenchSection } from './harness';
 import { BENCH_MARKET, benchPairs } from './stream.bench';
 
 const TUPLES = 10_000;
@@ -86,7 +86,13 @@ export async function bench(): Promise<BenchSection[]> {
   };
   const figures: Record<'on' | 'off', WindowFigures[]> = { on: [], off: [] };
   let prewarmed = 0;
+  let cpu0: ReturnType<typeof cpuSnapshot> = null;
+  let cpuFrom = 0;
   for (let n = 0; n < 2 * (WINDOWS + WARMUP_WINDOWS); n++) {
+    if (n === 2 * WARMUP_WINDOWS) {
+      cpu0 = cpuSnapshot();
+      cpuFrom = Date.now();
+    }
     const setting = n % 2 === 0 ? 'on' : 'off';
     svc.prewarmWindows = setting === 'on';
     const before = svc.stats().prewarmed;
@@ -103,6 +109,7 @@ export async function bench(): Promise<BenchSection[]> {
     current = null;
   }
   svc.pushObserver = null;
+  const cpu = cpuUse(cpu0, cpuSnapshot(), (Date.now() - cpuFrom) / 1000);
   clearInterval(leasing);
   await svc.onModuleDestroy();
   await projections.onModuleDestroy();
@@ -124,7 +131,10 @@ export async function bench(): Promise<BenchSection[]> {
       notes:
         `${w.length} windows, replays per window p50 ${replays.p50.toLocaleString('en-US')} / max ${replays.max.toLocaleString('en-US')}; first to last replay p50 ${(perReplay.p50 * 1000).toFixed(1)} µs per replay; ` +
         `last route switch (the checks after the replays) p50 ${switched.length > 0 ? fmtMs(sw.p50) : 'none'} / max ${switched.length > 0 ? fmtMs(sw.max) : 'none'} (${switched.length} windows with one)` +
-        (setting === 'on' ? `; ${prewarmed.toLocaleString('en-US')} tuples priced during their windows' debounce` : ''),
+        (setting === 'on' ? `; ${prewarmed.toLocaleString('en-US')} tuples priced during their windows' debounce` : '') +
+        (setting === 'on' && cpu !== null
+          ? `; over the measured windows the machine's cores were ${(cpu.busy * 100).toFixed(0)}% busy and ${(cpu.steal * 100).toFixed(0)}% stolen by the hypervisor (this bench's pace moves with the machine's speed)`
+          : ''),
     };
   };
   return [

@@ -34,7 +34,7 @@ import { encodePoolUpdate } from '../libs/contracts/src/pool-update';
 import { TOPICS } from '../libs/contracts/src/topics';
 import { EmbeddedLog } from '../libs/log/src/embedded/embedded-log';
 import { MINTS } from '../libs/solana/src/programs';
-import { fmtMs, fmtRate, summarize, verdict, type BenchSection } from './harness';
+import { cpuSnapshot, cpuUse, fmtMs, fmtRate, summarize, verdict, type BenchSection } from './harness';
 import { MOVING_TAIL_MS, pairKey, type LoadJob, type LoadResult } from './stream-load';
 import { tupleKey, type QuoteTuple } from '../libs/contracts/src/stream';
 
@@ -90,51 +90,6 @@ export function benchPairs(projection: { tokens(): unknown[] }, count: number): 
     const amount = String(10 ** (3 + (i % 7)) + i);
     return i % 2 === 0 ? { in: a, out: b, amount, exactIn: true } : { in: b, out: a, amount, exactIn: i % 4 === 1 };
   });
-}
-
-/**
- * CPU time so far of each OS thread of this process, and the machine's CPU counters (Linux /proc,
- * in USER_HZ ticks; null where /proc is not there)
- */
-interface CpuSnapshot {
-  threads: Map<string, number>;
-  /** /proc/stat's first line: user, nice, system, idle, iowait, irq, softirq, steal */
-  machine: number[];
-}
-function cpuSnapshot(): CpuSnapshot | null {
-  try {
-    const threads = new Map<string, number>();
-    for (const tid of fs.readdirSync('/proc/self/task')) {
-      let stat: string;
-      try {
-        stat = fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-      } catch {
-        continue; // the thread ended meanwhile
-      }
-      // after the command name (in parentheses): state is field 3, utime and stime fields 14 and 15
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      threads.set(tid, Number(f[11]) + Number(f[12]));
-    }
-    const machine = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1, 9).map(Number);
-    return { threads, machine };
-  } catch {
-    return null;
-  }
-}
-
-/**
- * Where the CPU went between two snapshots: this process's main thread and its other threads
- * (busiest first), each as a share of the wall time; the machine's busy, stolen and idle shares
- */
-function cpuUse(a: CpuSnapshot | null, b: CpuSnapshot | null, seconds: number): { main: number; others: number[]; busy: number; steal: number; idle: number } | null {
-  if (a === null || b === null || seconds <= 0) return null;
-  const HZ = 100; // USER_HZ: /proc's tick, 100 on Linux whatever the kernel's own
-  const share = (tid: string): number => ((b.threads.get(tid) ?? 0) - (a.threads.get(tid) ?? 0)) / HZ / seconds;
-  const main = String(process.pid);
-  const others = [...b.threads.keys()].filter((t) => t !== main).map(share).filter((x) => x >= 0.005).sort((x, y) => y - x);
-  const d = b.machine.map((v, i) => v - a.machine[i]);
-  const total = d.reduce((x, y) => x + y, 0) || 1;
-  return { main: share(main), others, busy: (d[0] + d[1] + d[2] + d[5] + d[6]) / total, steal: d[7] / total, idle: (d[3] + d[4]) / total };
 }
 
 export async function bench(): Promise<BenchSection[]> {
