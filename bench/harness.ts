@@ -69,15 +69,15 @@ export function renderMarkdown(command: string, sections: BenchSection[], date: 
   return out.join('\n');
 }
 
-/**
- * CPU time so far of each OS thread of this process, and the machine's CPU counters (Linux /proc,
- * in USER_HZ ticks; null where /proc is not there)
- */
+/** CPU counters at one moment, in USER_HZ ticks (see cpuSnapshot) */
 export interface CpuSnapshot {
+  /** OS thread id of this process → its CPU time so far (user + system) */
   threads: Map<string, number>;
   /** /proc/stat's first line: user, nice, system, idle, iowait, irq, softirq, steal */
   machine: number[];
 }
+
+/** CPU time so far of each OS thread of this process, and the machine's CPU counters (Linux /proc; null where /proc is not there) */
 export function cpuSnapshot(): CpuSnapshot | null {
   try {
     const threads = new Map<string, number>();
