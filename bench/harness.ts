@@ -69,6 +69,60 @@ export function renderMarkdown(command: string, sections: BenchSection[], date: 
   return out.join('\n');
 }
 
+interface StoredSection {
+  title: string;
+  text: string;
+}
+
+/** split a BENCHMARKS.md into its `## ` sections (title → text incl. heading) */
+function readSections(markdown: string): StoredSection[] {
+  const out: StoredSection[] = [];
+  let cur: StoredSection | null = null;
+  for (const line of markdown.split('\n')) {
+    if (line.startsWith('## ')) {
+      cur = { title: line.slice(3).trim(), text: line + '\n' };
+      out.push(cur);
+    } else if (cur) cur.text += line + '\n';
+  }
+  return out;
+}
+
+const PRODUCED = /^Produced by `[^`]+` on \S+\.$/;
+const REFRESHED = /^Sections refreshed on (\S+) by `([^`]+)`: (.*)\.$/;
+
+/**
+ * BENCHMARKS.md after a run of some suites (`command`, which measured `fresh`): the other
+ * sections are kept as they were and the fresh ones replace theirs (a new one is appended). The
+ * header keeps the line of the last full run (`npm run bench`) with its date, and says which
+ * sections each later partial run refreshed, when and by which command; a section refreshed
+ * again is named only under its latest run.
+ */
+export function mergeBenchmarks(existing: string, command: string, fresh: BenchSection[], date: string): string {
+  const kept = readSections(existing);
+  const rendered = readSections(renderMarkdown(command, fresh, date));
+  const byTitle = new Map(rendered.map((s) => [s.title, s]));
+  const merged: StoredSection[] = kept.map((s) => byTitle.get(s.title) ?? s);
+  for (const s of rendered) if (!kept.some((k) => k.title === s.title)) merged.push(s);
+  const firstSection = existing.indexOf('\n## ');
+  const head = (firstSection < 0 ? existing : existing.slice(0, firstSection)).split('\n');
+  const produced = head.find((l) => PRODUCED.test(l));
+  // the earlier partial runs, without the sections this one refreshed
+  const earlier: string[] = [];
+  for (const line of head) {
+    const m = REFRESHED.exec(line);
+    if (!m) continue;
+    const titles = m[3].split('; ').filter((t) => !byTitle.has(t));
+    if (titles.length > 0) earlier.push(`Sections refreshed on ${m[1]} by \`${m[2]}\`: ${titles.join('; ')}.`);
+  }
+  // (no line of a full run yet: none is claimed)
+  const header = renderMarkdown('npm run bench', [], date)
+    .trimEnd()
+    .split('\n')
+    .flatMap((l) => (PRODUCED.test(l) ? (produced === undefined ? [] : [produced]) : [l]));
+  const refreshed = [...earlier, `Sections refreshed on ${date} by \`${command}\`: ${[...byTitle.keys()].join('; ')}.`];
+  return `${header.join('\n')}\n\n${refreshed.join('\n\n')}\n\n${merged.map((s) => s.text.trimEnd()).join('\n\n')}\n`;
+}
+
 /** CPU counters at one moment, in USER_HZ ticks (see cpuSnapshot) */
 export interface CpuSnapshot {
   /** OS thread id of this process → its CPU time so far (user + system) */

@@ -10,7 +10,7 @@
  */
 import * as fs from 'fs';
 import * as path from 'path';
-import { renderMarkdown, type BenchSection } from './harness';
+import { mergeBenchmarks, renderMarkdown, type BenchSection } from './harness';
 
 /** suite name → module (relative to this file), in report order */
 export const SUITES: Record<string, string> = {
@@ -26,24 +26,6 @@ export const SUITES: Record<string, string> = {
 };
 
 const OUT = path.join(__dirname, '..', 'BENCHMARKS.md');
-
-interface StoredSection {
-  title: string;
-  text: string;
-}
-
-/** split an existing BENCHMARKS.md into its `## ` sections (title → text incl. heading) */
-function readSections(markdown: string): StoredSection[] {
-  const out: StoredSection[] = [];
-  let cur: StoredSection | null = null;
-  for (const line of markdown.split('\n')) {
-    if (line.startsWith('## ')) {
-      cur = { title: line.slice(3).trim(), text: line + '\n' };
-      out.push(cur);
-    } else if (cur) cur.text += line + '\n';
-  }
-  return out;
-}
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
@@ -74,19 +56,8 @@ async function main(): Promise<void> {
   }
   const date = new Date().toISOString().slice(0, 10);
   const command = args.length > 0 ? `npm run bench -- ${args.join(' ')}` : 'npm run bench';
-  let text: string;
-  if (args.length === 0) {
-    text = renderMarkdown(command, fresh, date);
-  } else {
-    // keep the other suites' sections, replace (or append) the fresh ones
-    const kept = fs.existsSync(OUT) ? readSections(fs.readFileSync(OUT, 'utf8')) : [];
-    const rendered = readSections(renderMarkdown(command, fresh, date));
-    const byTitle = new Map(rendered.map((s) => [s.title, s]));
-    const merged: StoredSection[] = kept.map((s) => byTitle.get(s.title) ?? s);
-    for (const s of rendered) if (!kept.some((k) => k.title === s.title)) merged.push(s);
-    const header = renderMarkdown('npm run bench', [], date).trimEnd();
-    text = `${header}\nSections refreshed on ${date} by \`${command}\`: ${[...byTitle.keys()].join('; ')}.\n\n${merged.map((s) => s.text.trimEnd()).join('\n\n')}\n`;
-  }
+  // a partial run keeps the other suites' sections and says in the header what it refreshed
+  const text = args.length === 0 || !fs.existsSync(OUT) ? renderMarkdown(command, fresh, date) : mergeBenchmarks(fs.readFileSync(OUT, 'utf8'), command, fresh, date);
   fs.writeFileSync(OUT, text);
   console.log(`[bench] wrote BENCHMARKS.md (${fresh.length} section(s) from ${names.join(', ')})`);
 }
