@@ -59,7 +59,7 @@ export function renderMarkdown(command: string, sections: BenchSection[], date: 
   const out: string[] = [];
   out.push('# Benchmarks', '');
   out.push(`Produced by \`${command}\` on ${date}.`, '');
-  out.push(`Machine: ${machineLine()}. Figures are from one run: expect a few percent of noise on throughputs, tens of percent on latency medians and far more on tails (eight runs of one version of the code in one session, the live stream with the quote work on the main thread: median 68 to 94 ms, p99 427 to 1,290 ms, pushes over 150 ms 11% to 25%).`, '');
+  out.push(`Machine: ${machineLine()}. Figures are from one run: expect a few percent of noise on throughputs, tens of percent on latency medians and far more on tails (eight runs of one version of the code in one session, the live stream with the quote work on the main thread: median 68 to 94 ms, p99 427 to 1,290 ms, pushes over 150 ms 11% to 25%; sixteen runs of the all-in-one with a quote worker in another session: median 69 to 76 ms, p99 249 to 664 ms, pushes over 150 ms 4.4% to 15.0%).`, '');
   for (const s of sections) {
     out.push(`## ${s.title}`, '', s.description, '');
     out.push('| metric | value | target | verdict | notes |', '|---|---|---|---|---|');
