@@ -129,6 +129,8 @@ export interface CpuSnapshot {
   threads: Map<string, number>;
   /** /proc/stat's first line: user, nice, system, idle, iowait, irq, softirq, steal */
   machine: number[];
+  /** when it was taken (Unix ms) */
+  at: number;
 }
 
 /** CPU time so far of each OS thread of this process, and the machine's CPU counters (Linux /proc; null where /proc is not there) */
@@ -147,7 +149,7 @@ export function cpuSnapshot(): CpuSnapshot | null {
       threads.set(tid, Number(f[11]) + Number(f[12]));
     }
     const machine = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1, 9).map(Number);
-    return { threads, machine };
+    return { threads, machine, at: Date.now() };
   } catch {
     return null;
   }
@@ -157,7 +159,8 @@ export function cpuSnapshot(): CpuSnapshot | null {
  * Where the CPU went between two snapshots: this process's main thread and its other threads
  * (busiest first), each as a share of the wall time; the machine's busy, stolen and idle shares
  */
-export function cpuUse(a: CpuSnapshot | null, b: CpuSnapshot | null, seconds: number): { main: number; others: number[]; busy: number; steal: number; idle: number } | null {
+export function cpuUse(a: CpuSnapshot | null, b: CpuSnapshot | null): { main: number; others: number[]; busy: number; steal: number; idle: number } | null {
+  const seconds = a === null || b === null ? 0 : (b.at - a.at) / 1000;
   if (a === null || b === null || seconds <= 0) return null;
   const HZ = 100; // USER_HZ: /proc's tick, 100 on Linux whatever the kernel's own
   const share = (tid: string): number => ((b.threads.get(tid) ?? 0) - (a.threads.get(tid) ?? 0)) / HZ / seconds;

@@ -87,12 +87,8 @@ export async function bench(): Promise<BenchSection[]> {
   const figures: Record<'on' | 'off', WindowFigures[]> = { on: [], off: [] };
   let prewarmed = 0;
   let cpu0: ReturnType<typeof cpuSnapshot> = null;
-  let cpuFrom = 0;
   for (let n = 0; n < 2 * (WINDOWS + WARMUP_WINDOWS); n++) {
-    if (n === 2 * WARMUP_WINDOWS) {
-      cpu0 = cpuSnapshot();
-      cpuFrom = Date.now();
-    }
+    if (n === 2 * WARMUP_WINDOWS) cpu0 = cpuSnapshot();
     const setting = n % 2 === 0 ? 'on' : 'off';
     svc.prewarmWindows = setting === 'on';
     const before = svc.stats().prewarmed;
@@ -109,7 +105,7 @@ export async function bench(): Promise<BenchSection[]> {
     current = null;
   }
   svc.pushObserver = null;
-  const cpu = cpuUse(cpu0, cpuSnapshot(), (Date.now() - cpuFrom) / 1000);
+  const cpu = cpuUse(cpu0, cpuSnapshot());
   clearInterval(leasing);
   await svc.onModuleDestroy();
   await projections.onModuleDestroy();

@@ -185,7 +185,6 @@ export async function run(deployment: Deployment): Promise<BenchSection> {
   const { stats: stats0, workers: workers0 } = await interest.snapshot();
   const main0 = performance.eventLoopUtilization();
   const cpu0 = cpuSnapshot();
-  const cpuFrom = Date.now();
   // how long a task that arrives on the main thread (a REST request, a socket frame) may wait
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
   loopDelay.enable();
@@ -208,7 +207,7 @@ export async function run(deployment: Deployment): Promise<BenchSection> {
   const r = m.result;
   const { stats: stats1, workers: workers1 } = await interest.snapshot();
   const mainBusy = performance.eventLoopUtilization(main0).utilization;
-  const cpu = cpuUse(cpu0, cpuSnapshot(), (Date.now() - cpuFrom) / 1000);
+  const cpu = cpuUse(cpu0, cpuSnapshot());
   loopDelay.disable();
   const workersBusy = workers1.map((w, i) => performance.eventLoopUtilization(w.busy, workers0[i].busy).utilization);
   const searches = stats1.searches - stats0.searches;
@@ -269,7 +268,7 @@ export async function run(deployment: Deployment): Promise<BenchSection> {
   }
   const bigWindows = [...windows.values()].filter((w) => w.n > BIG_WINDOW);
   const pct = (x: number): string => `${(x * 100).toFixed(0)}%`;
-  const share = (n: number): string => `${((n / Math.max(1, lateOnes.length)) * 100).toFixed(0)}%`;
+  const share = (n: number): string => pct(n / Math.max(1, lateOnes.length));
   // when the late pushes' changes were appended, by stretches of BURST_MS of the measured run
   const stretches = new Array<number>(Math.ceil((RUN_SECONDS * 1000) / BURST_MS)).fill(0);
   for (const c of lateOnes) {
@@ -319,7 +318,7 @@ export async function run(deployment: Deployment): Promise<BenchSection> {
       {
         metric: 'router work',
         value: `${fmtRate(replays / r.runSeconds, 'route replays')}, ${fmtRate(checks / r.runSeconds, 'checks')}, ${fmtRate(switches / r.runSeconds, 'route switches')}, ${fmtRate(searches / r.runSeconds, 'route searches')}`,
-        notes: `replay: a tuple whose route's pools changed, once per debounced burst (${((prewarmed / Math.max(1, replays)) * 100).toFixed(0)}% of them priced already while their window waited for its deadline, the thread otherwise idle: the replay then quotes only the hops whose pool changed since); check: after a change of a pool on its route (after the window that replayed it) or on its candidate paths, between windows; switch: a check whose candidate path gained > 5 bp on the route by the float estimate and priced better exactly (it becomes the route); search: in the background after a switch with a price impact over 10 bp, or for a tuple without a route whose candidate gained (5 ms slices, 40 ms apart while debounce windows are open: at most about 1/9 of the time; newest request first); ${(stats1.shedSearches - stats0.shedSearches).toLocaleString('en-US')} withdrawn unrun after waiting ${SEARCH_STALE_MS / 1000} s (queued again by a later check while the gain lasts); ${stats1.pendingSearches} waiting at the end`,
+        notes: `replay: a tuple whose route's pools changed, once per debounced burst (${((prewarmed / Math.max(1, replays)) * 100).toFixed(0)}% of them priced already while their window waited for its deadline, in the time the checks left: the replay then quotes only the hops whose pool changed since); check: after a change of a pool on its route (after the window that replayed it) or on its candidate paths, between windows; switch: a check whose candidate path gained > 5 bp on the route by the float estimate and priced better exactly (it becomes the route); search: in the background after a switch with a price impact over 10 bp, or for a tuple without a route whose candidate gained (5 ms slices, 40 ms apart while debounce windows are open: at most about 1/9 of the time; newest request first); ${(stats1.shedSearches - stats0.shedSearches).toLocaleString('en-US')} withdrawn unrun after waiting ${SEARCH_STALE_MS / 1000} s (queued again by a later check while the gain lasts); ${stats1.pendingSearches} waiting at the end`,
       },
       {
         metric: 'router threads busy (event loop utilization)',
