@@ -22,6 +22,7 @@ export const SUITES: Record<string, string> = {
   price: './price.bench',
   stream: './stream.bench',
   'stream-window': './stream-window.bench',
+  'stream-rates': './stream-rates.bench',
   swap: './swap.bench',
 };
 

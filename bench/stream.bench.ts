@@ -93,7 +93,28 @@ export function benchPairs(projection: { tokens(): unknown[] }, count: number): 
 }
 
 export async function bench(): Promise<BenchSection[]> {
-  return [await run('all-in-one'), await run('all-in-one, main thread'), await run('split')];
+  const sections: BenchSection[] = [];
+  for (const deployment of ['all-in-one', 'all-in-one, main thread', 'split'] as const) sections.push((await run(deployment)).section);
+  return sections;
+}
+
+/** the headline figures of one run (what the rate sweep, bench/stream-rates.bench.ts, tabulates) */
+export interface StreamFigures {
+  /** pool change → receipt over the measured run (ms) */
+  p50: number;
+  p99: number;
+  /** share of those pushes over 150 ms */
+  late: number;
+  replays: { p50: number; p99: number };
+  switches: { p50: number; p99: number; perSecond: number };
+  pushesPerSecond: number;
+  /** event loop utilization of the main thread and of each quote worker */
+  mainBusy: number;
+  workersBusy: number[];
+  /** the machine's cores over the run (null without /proc) */
+  machine: { busy: number; steal: number } | null;
+  windowsPerSecond: number;
+  replaysPerWindow: { p50: number; max: number };
 }
 
 /** the stream app in its own process on `dir`, listening on a free port: its WebSocket URL */
@@ -118,7 +139,7 @@ async function startStreamApp(dir: string): Promise<{ url: string; child: ChildP
   }
 }
 
-export async function run(deployment: Deployment): Promise<BenchSection> {
+export async function run(deployment: Deployment, updatesPerSecond = UPDATES_PER_SECOND): Promise<{ section: BenchSection; figures: StreamFigures }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-stream-'));
   const log = new EmbeddedLog({ dataDir: dir });
   const marketOpts = BENCH_MARKET;
@@ -176,7 +197,7 @@ export async function run(deployment: Deployment): Promise<BenchSection> {
   const heapBefore = await heap();
   const restBase = `http://127.0.0.1:${app.getHttpServer().address().port}`;
   const restQuote = `${restBase}/api/v1/quote?inputMint=${MINTS.SOL}&outputMint=${MINTS.USDC}&amount=1000000000&swapMode=ExactIn`;
-  const job: LoadJob = { url, dataDir: dir, market: marketOpts, pairs, updatesPerSecond: UPDATES_PER_SECOND, runSeconds: WARMUP_SECONDS + RUN_SECONDS, tickMs: TICK_MS, restQuote, restEveryMs: REST_EVERY_MS };
+  const job: LoadJob = { url, dataDir: dir, market: marketOpts, pairs, updatesPerSecond, runSeconds: WARMUP_SECONDS + RUN_SECONDS, tickMs: TICK_MS, restQuote, restEveryMs: REST_EVERY_MS };
   child.send(job);
   let m = await next();
   if (m.type !== 'subscribed') throw new Error(`load process: ${m.message ?? m.type}`);
@@ -282,7 +303,8 @@ export async function run(deployment: Deployment): Promise<BenchSection> {
     `${share(inWorstTenth)} of them, and ${stretches.filter((n) => n === 0).length} stretches have none. `;
   const windowSpan = summarize([...windows].map(([start, w]) => w.last - start));
   const e2e = summarize(causal);
-  const fmtDist = (l: number[]): string => (l.length === 0 ? 'none' : `${fmtMs(summarize(l).p50)} / ${fmtMs(summarize(l).p99)}`);
+  const dist = (l: number[]): { p50: number; p99: number } => (l.length === 0 ? { p50: NaN, p99: NaN } : summarize(l));
+  const fmtDist = (l: number[]): string => (l.length === 0 ? 'none' : `${fmtMs(dist(l).p50)} / ${fmtMs(dist(l).p99)}`);
   if (streamApp) {
     const exited = new Promise((resolve) => streamApp!.once('exit', resolve));
     streamApp.kill('SIGTERM');
@@ -297,12 +319,25 @@ export async function run(deployment: Deployment): Promise<BenchSection> {
       : deployment === 'split'
         ? `the router in one process (\`INTEREST_WORKERS\` by default, auto: ${interest.workerCount === 0 ? 'the quote work on its main thread' : `${interest.workerCount} quote worker(s)`} with ${os.availableParallelism()} cores) and the stream app (\`apps/stream/src/main.ts\`) in another, on one embedded data directory`
         : 'the all-in-one app with the quote work on its main thread (`INTEREST_WORKERS=0`)';
-  return {
+  const figures: StreamFigures = {
+    p50: e2e.p50,
+    p99: e2e.p99,
+    late: lateOnes.length / Math.max(1, causal.length),
+    replays: dist(byKind.replay),
+    switches: { ...dist(byKind.check), perSecond: switches / r.runSeconds },
+    pushesPerSecond: r.pushes / r.runSeconds,
+    mainBusy,
+    workersBusy,
+    machine: cpu === null ? null : { busy: cpu.busy, steal: cpu.steal },
+    windowsPerSecond: windows.size / RUN_SECONDS,
+    replaysPerWindow: { p50: perWindow.p50, max: perWindow.max },
+  };
+  const section: BenchSection = {
     title: DEPLOYMENTS[deployment].title,
     description:
       `\`bench/stream.bench.ts\`: ${where}; the load in another ` +
       `(\`bench/stream-load.ts\`: ${CONNECTIONS} real WebSocket connections × ${PER_CONNECTION} distinct subscriptions, and the simulated market's pool updates ` +
-      `appended to the same data directory at ${UPDATES_PER_SECOND.toLocaleString('en-US')}/s in ticks of ${TICK_MS} ms for ${WARMUP_SECONDS + RUN_SECONDS} s on a 1,000-pool market of all six programs). ` +
+      `appended to the same data directory at ${updatesPerSecond.toLocaleString('en-US')}/s in ticks of ${TICK_MS} ms for ${WARMUP_SECONDS + RUN_SECONDS} s on a 1,000-pool market of all six programs). ` +
       `Latency: each push's receipt minus the append time of the pool change it answers. The router reports it per tuple and slot: for a replay, the ` +
       `append time of the first record since the tuple's previous quote that changed a pool of its route; for a check that switched the route to ` +
       `a candidate path, and for a background search, the change that queued it. Receipts are matched to those in order. It includes the 50 ms debounce, the router's queue and the log hops` +
@@ -382,4 +417,5 @@ export async function run(deployment: Deployment): Promise<BenchSection> {
       { metric: 'memory per subscription', value: `${(heapPerSub / 1024).toFixed(2)} KiB`, notes: allInOne ? 'server heap growth with all subscriptions live (stream hub + router interest state, in its worker when it runs in one)' : `router heap growth with all subscriptions live (router interest state${interest.workerCount > 0 ? ', in its worker' : ''}; the stream hub is in the other process)` },
     ],
   };
+  return { section, figures };
 }
