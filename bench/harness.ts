@@ -55,18 +55,29 @@ export function machineLine(): string {
   return `Node ${process.version}, ${os.cpus().length} cores (${cpu}), ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.platform()} ${os.arch()}`;
 }
 
-export function renderMarkdown(command: string, sections: BenchSection[], date: string): string {
-  const out: string[] = [];
-  out.push('# Benchmarks', '');
-  out.push(`Produced by \`${command}\` on ${date}.`, '');
+export function fmtPct(share: number, digits = 0): string {
+  return `${(share * 100).toFixed(digits)}%`;
+}
+
+/** the file's head: its title, the line of the full run it comes from (null: none recorded), the machine */
+function renderHead(produced: string | null): string[] {
+  const out = ['# Benchmarks', ''];
+  if (produced !== null) out.push(produced, '');
   out.push(`Machine: ${machineLine()}. Figures are from one run: expect a few percent of noise on throughputs, tens of percent on latency medians and far more on tails (eight runs of one version of the code in one session, the live stream with the quote work on the main thread: median 68 to 94 ms, p99 427 to 1,290 ms, pushes over 150 ms 11% to 25%; sixteen runs of the all-in-one with a quote worker in another session: median 69 to 76 ms, p99 249 to 664 ms, pushes over 150 ms 4.4% to 15.0%).`, '');
-  for (const s of sections) {
-    out.push(`## ${s.title}`, '', s.description, '');
-    out.push('| metric | value | target | verdict | notes |', '|---|---|---|---|---|');
-    for (const r of s.rows) out.push(`| ${r.metric} | ${r.value} | ${r.target ?? ''} | ${r.verdict ?? ''} | ${r.notes ?? ''} |`);
-    out.push('');
-  }
-  return out.join('\n');
+  return out;
+}
+
+/** one section: its heading, description and table, and the blank line after it */
+function renderSection(s: BenchSection): string[] {
+  const out = [`## ${s.title}`, '', s.description, ''];
+  out.push('| metric | value | target | verdict | notes |', '|---|---|---|---|---|');
+  for (const r of s.rows) out.push(`| ${r.metric} | ${r.value} | ${r.target ?? ''} | ${r.verdict ?? ''} | ${r.notes ?? ''} |`);
+  out.push('');
+  return out;
+}
+
+export function renderMarkdown(command: string, sections: BenchSection[], date: string): string {
+  return [...renderHead(`Produced by \`${command}\` on ${date}.`), ...sections.flatMap(renderSection)].join('\n');
 }
 
 interface StoredSection {
@@ -99,10 +110,9 @@ const REFRESHED = /^Sections refreshed on (\S+) by `([^`]+)`: (.*)\.$/;
  */
 export function mergeBenchmarks(existing: string, command: string, fresh: BenchSection[], date: string): string {
   const kept = readSections(existing);
-  const rendered = readSections(renderMarkdown(command, fresh, date));
-  const byTitle = new Map(rendered.map((s) => [s.title, s]));
-  const merged: StoredSection[] = kept.map((s) => byTitle.get(s.title) ?? s);
-  for (const s of rendered) if (!kept.some((k) => k.title === s.title)) merged.push(s);
+  const byTitle = new Map(fresh.map((s) => [s.title, { title: s.title, text: renderSection(s).join('\n') }]));
+  const keptTitles = new Set(kept.map((s) => s.title));
+  const merged: StoredSection[] = [...kept.map((s) => byTitle.get(s.title) ?? s), ...[...byTitle.values()].filter((s) => !keptTitles.has(s.title))];
   const firstSection = existing.indexOf('\n## ');
   const head = (firstSection < 0 ? existing : existing.slice(0, firstSection)).split('\n');
   const produced = head.find((l) => PRODUCED.test(l));
@@ -115,12 +125,9 @@ export function mergeBenchmarks(existing: string, command: string, fresh: BenchS
     if (titles.length > 0) earlier.push(`Sections refreshed on ${m[1]} by \`${m[2]}\`: ${titles.join('; ')}.`);
   }
   // (no line of a full run yet: none is claimed)
-  const header = renderMarkdown('npm run bench', [], date)
-    .trimEnd()
-    .split('\n')
-    .flatMap((l) => (PRODUCED.test(l) ? (produced === undefined ? [] : [produced]) : [l]));
+  const header = renderHead(produced ?? null).join('\n').trimEnd();
   const refreshed = [...earlier, `Sections refreshed on ${date} by \`${command}\`: ${[...byTitle.keys()].join('; ')}.`];
-  return `${header.join('\n')}\n\n${refreshed.join('\n\n')}\n\n${merged.map((s) => s.text.trimEnd()).join('\n\n')}\n`;
+  return `${header}\n\n${refreshed.join('\n\n')}\n\n${merged.map((s) => s.text.trimEnd()).join('\n\n')}\n`;
 }
 
 /** CPU counters at one moment, in USER_HZ ticks (see cpuSnapshot) */

@@ -6,7 +6,7 @@
  * target holds there, and which pushes hold it up where it does not: the replays of the debounce
  * windows, or the route switches of the checks that run after them.
  */
-import { fmtMs, verdict, type BenchSection } from './harness';
+import { fmtMs, fmtPct, summarize, verdict, type BenchSection } from './harness';
 import { run, type StreamFigures } from './stream.bench';
 
 /** pool updates per second (the stream suite's own rate is the last) */
@@ -14,8 +14,8 @@ const RATES = [250, 500, 1000];
 /** runs per rate, interleaved (every rate once, then again): a drift of the machine's speed spreads over all */
 const RUNS = 3;
 
-const median = (l: number[]): number => [...l].sort((a, b) => a - b)[Math.floor(l.length / 2)];
-const pct = (x: number): string => `${(x * 100).toFixed(0)}%`;
+const median = (l: number[]): number => summarize(l).p50;
+const pct = (x: number): string => fmtPct(x);
 const list = (l: number[], f: (x: number) => string): string => l.map(f).join(', ');
 const ms = (x: number): string => (Number.isNaN(x) ? '–' : `${Math.round(x)}`);
 
@@ -31,7 +31,7 @@ export async function bench(): Promise<BenchSection[]> {
       target: '≤ 150 ms',
       verdict: verdict(p99 <= 150),
       notes:
-        `per run (ms): p50 ${list(f.map((x) => x.p50), ms)}; p99 ${list(f.map((x) => x.p99), ms)}; pushes over 150 ms ${list(f.map((x) => x.late), (x) => `${(x * 100).toFixed(1)}%`)}. ` +
+        `per run (ms): p50 ${list(f.map((x) => x.p50), ms)}; p99 ${list(f.map((x) => x.p99), ms)}; pushes over 150 ms ${list(f.map((x) => x.late), (x) => fmtPct(x, 1))}. ` +
         `Replays p99 ${list(f.map((x) => x.replays.p99), ms)}; route switches p50 ${list(f.map((x) => x.switches.p50), ms)}, p99 ${list(f.map((x) => x.switches.p99), ms)} ` +
         `(${Math.round(median(f.map((x) => x.switches.perSecond))).toLocaleString('en-US')}/s of ${Math.round(median(f.map((x) => x.pushesPerSecond))).toLocaleString('en-US')} pushes/s). ` +
         `Debounce windows ${median(f.map((x) => x.windowsPerSecond)).toFixed(1)}/s, replays per window p50 ${median(f.map((x) => x.replaysPerWindow.p50)).toLocaleString('en-US')}, max ${list(f.map((x) => x.replaysPerWindow.max), (x) => x.toLocaleString('en-US'))}. ` +

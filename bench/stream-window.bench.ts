@@ -22,7 +22,7 @@ import { encodeQuoteInterest, tupleKey } from '../libs/contracts/src/stream';
 import { TOPICS } from '../libs/contracts/src/topics';
 import { EmbeddedLog } from '../libs/log/src/embedded/embedded-log';
 import { LEASE_INTERVAL_MS, leaseMessages } from '../apps/stream/src/stream.service';
-import { cpuSnapshot, cpuUse, fmtMs, summarize, type BenchSection } from './harness';
+import { cpuSnapshot, cpuUse, fmtMs, fmtPct, summarize, type BenchSection } from './harness';
 import { BENCH_MARKET, benchPairs } from './stream.bench';
 
 const TUPLES = 10_000;
@@ -129,7 +129,7 @@ export async function bench(): Promise<BenchSection[]> {
         `last route switch (the checks after the replays) p50 ${switched.length > 0 ? fmtMs(sw.p50) : 'none'} / max ${switched.length > 0 ? fmtMs(sw.max) : 'none'} (${switched.length} windows with one)` +
         (setting === 'on' ? `; ${prewarmed.toLocaleString('en-US')} tuples priced during their windows' debounce` : '') +
         (setting === 'on' && cpu !== null
-          ? `; over the measured windows the machine's cores were ${(cpu.busy * 100).toFixed(0)}% busy and ${(cpu.steal * 100).toFixed(0)}% stolen by the hypervisor (this bench's pace moves with the machine's speed)`
+          ? `; over the measured windows the machine's cores were ${fmtPct(cpu.busy)} busy and ${fmtPct(cpu.steal)} stolen by the hypervisor (this bench's pace moves with the machine's speed)`
           : ''),
     };
   };

@@ -34,7 +34,7 @@ import { encodePoolUpdate } from '../libs/contracts/src/pool-update';
 import { TOPICS } from '../libs/contracts/src/topics';
 import { EmbeddedLog } from '../libs/log/src/embedded/embedded-log';
 import { MINTS } from '../libs/solana/src/programs';
-import { cpuSnapshot, cpuUse, fmtMs, fmtRate, summarize, verdict, type BenchSection } from './harness';
+import { cpuSnapshot, cpuUse, fmtMs, fmtPct, fmtRate, summarize, verdict, type BenchSection } from './harness';
 import { MOVING_TAIL_MS, pairKey, type LoadJob, type LoadResult } from './stream-load';
 import { tupleKey, type QuoteTuple } from '../libs/contracts/src/stream';
 
@@ -288,8 +288,7 @@ export async function run(deployment: Deployment, updatesPerSecond = UPDATES_PER
     else lateIn[c.by]++;
   }
   const bigWindows = [...windows.values()].filter((w) => w.n > BIG_WINDOW);
-  const pct = (x: number): string => `${(x * 100).toFixed(0)}%`;
-  const share = (n: number): string => pct(n / Math.max(1, lateOnes.length));
+  const share = (n: number): string => fmtPct(n / Math.max(1, lateOnes.length));
   // when the late pushes' changes were appended, by stretches of BURST_MS of the measured run
   const stretches = new Array<number>(Math.ceil((RUN_SECONDS * 1000) / BURST_MS)).fill(0);
   for (const c of lateOnes) {
@@ -303,8 +302,10 @@ export async function run(deployment: Deployment, updatesPerSecond = UPDATES_PER
     `${share(inWorstTenth)} of them, and ${stretches.filter((n) => n === 0).length} stretches have none. `;
   const windowSpan = summarize([...windows].map(([start, w]) => w.last - start));
   const e2e = summarize(causal);
+  // p50 and p99 of a list of latencies, each list summarized once
   const dist = (l: number[]): { p50: number; p99: number } => (l.length === 0 ? { p50: NaN, p99: NaN } : summarize(l));
-  const fmtDist = (l: number[]): string => (l.length === 0 ? 'none' : `${fmtMs(dist(l).p50)} / ${fmtMs(dist(l).p99)}`);
+  const fmtDist = (d: { p50: number; p99: number }): string => (Number.isNaN(d.p50) ? 'none' : `${fmtMs(d.p50)} / ${fmtMs(d.p99)}`);
+  const kinds = { replay: dist(byKind.replay), check: dist(byKind.check), search: dist(byKind.search) };
   if (streamApp) {
     const exited = new Promise((resolve) => streamApp!.once('exit', resolve));
     streamApp.kill('SIGTERM');
@@ -323,8 +324,8 @@ export async function run(deployment: Deployment, updatesPerSecond = UPDATES_PER
     p50: e2e.p50,
     p99: e2e.p99,
     late: lateOnes.length / Math.max(1, causal.length),
-    replays: dist(byKind.replay),
-    switches: { ...dist(byKind.check), perSecond: switches / r.runSeconds },
+    replays: kinds.replay,
+    switches: { ...kinds.check, perSecond: switches / r.runSeconds },
     pushesPerSecond: r.pushes / r.runSeconds,
     mainBusy,
     workersBusy,
@@ -353,16 +354,16 @@ export async function run(deployment: Deployment, updatesPerSecond = UPDATES_PER
       {
         metric: 'router work',
         value: `${fmtRate(replays / r.runSeconds, 'route replays')}, ${fmtRate(checks / r.runSeconds, 'checks')}, ${fmtRate(switches / r.runSeconds, 'route switches')}, ${fmtRate(searches / r.runSeconds, 'route searches')}`,
-        notes: `replay: a tuple whose route's pools changed, once per debounced burst (${((prewarmed / Math.max(1, replays)) * 100).toFixed(0)}% of them priced already while their window waited for its deadline, in the time the checks left: the replay then quotes only the hops whose pool changed since); check: after a change of a pool on its route (after the window that replayed it) or on its candidate paths, between windows; switch: a check whose candidate path gained > 5 bp on the route by the float estimate and priced better exactly (it becomes the route); search: in the background after a switch with a price impact over 10 bp, or for a tuple without a route whose candidate gained (5 ms slices, 40 ms apart while debounce windows are open: at most about 1/9 of the time; newest request first); ${(stats1.shedSearches - stats0.shedSearches).toLocaleString('en-US')} withdrawn unrun after waiting ${SEARCH_STALE_MS / 1000} s (queued again by a later check while the gain lasts); ${stats1.pendingSearches} waiting at the end`,
+        notes: `replay: a tuple whose route's pools changed, once per debounced burst (${fmtPct(prewarmed / Math.max(1, replays))} of them priced already while their window waited for its deadline, in the time the checks left: the replay then quotes only the hops whose pool changed since); check: after a change of a pool on its route (after the window that replayed it) or on its candidate paths, between windows; switch: a check whose candidate path gained > 5 bp on the route by the float estimate and priced better exactly (it becomes the route); search: in the background after a switch with a price impact over 10 bp, or for a tuple without a route whose candidate gained (5 ms slices, 40 ms apart while debounce windows are open: at most about 1/9 of the time; newest request first); ${(stats1.shedSearches - stats0.shedSearches).toLocaleString('en-US')} withdrawn unrun after waiting ${SEARCH_STALE_MS / 1000} s (queued again by a later check while the gain lasts); ${stats1.pendingSearches} waiting at the end`,
       },
       {
         metric: 'router threads busy (event loop utilization)',
-        value: `main ${(mainBusy * 100).toFixed(0)}%${workersBusy.map((b) => `, quote worker ${(b * 100).toFixed(0)}%`).join('')}`,
+        value: `main ${fmtPct(mainBusy)}${workersBusy.map((b) => `, quote worker ${fmtPct(b)}`).join('')}`,
         notes: `over the run; a thread busy near 100% is the limit: what arrives meanwhile waits. The main thread's event loop delay (a 10 ms timer's lateness): p99 ${fmtMs(loopDelay.percentile(99) / 1e6)}, max ${fmtMs(loopDelay.max / 1e6)}`,
       },
       {
         metric: 'router process CPU time, per thread',
-        value: cpu === null ? 'not measured (no /proc)' : `main ${pct(cpu.main)}; others ${cpu.others.slice(0, 6).map(pct).join(', ')}`,
+        value: cpu === null ? 'not measured (no /proc)' : `main ${fmtPct(cpu.main)}; others ${cpu.others.slice(0, 6).map((x) => fmtPct(x)).join(', ')}`,
         notes:
           'over the run, CPU time per OS thread of the router\'s process as a share of the wall time (/proc): ' +
           `${workersBusy.length === 0 ? 'the others ' : workersBusy.length === 1 ? 'the busiest other thread is the quote worker; the rest ' : `the ${workersBusy.length} busiest other threads are the quote workers; the rest `}are V8's garbage collection and compiler helpers and libuv's pool. ` +
@@ -370,7 +371,7 @@ export async function run(deployment: Deployment, updatesPerSecond = UPDATES_PER
       },
       {
         metric: 'machine CPU',
-        value: cpu === null ? 'not measured (no /proc)' : `busy ${pct(cpu.busy)}, stolen ${pct(cpu.steal)}, idle ${pct(cpu.idle)}`,
+        value: cpu === null ? 'not measured (no /proc)' : `busy ${fmtPct(cpu.busy)}, stolen ${fmtPct(cpu.steal)}, idle ${fmtPct(cpu.idle)}`,
         notes: `over the run, all ${os.availableParallelism()} cores, every process (the router, the load${deployment === 'split' ? ', the stream app' : ''}); stolen: time the hypervisor ran something else on this machine's cores (steal in /proc/stat)`,
       },
       { metric: 'pool change → receipt p50 / p90', value: `${fmtMs(e2e.p50)} / ${fmtMs(e2e.p90)}` },
@@ -379,17 +380,17 @@ export async function run(deployment: Deployment, updatesPerSecond = UPDATES_PER
         value: fmtMs(e2e.p99),
         target: '≤ 150 ms (100 ms beyond the 50 ms debounce)',
         verdict: verdict(e2e.p99 <= 150),
-        notes: `max ${fmtMs(e2e.max)}; ${((lateOnes.length / Math.max(1, causal.length)) * 100).toFixed(1)}% of the pushes over 150 ms; ${causal.length.toLocaleString('en-US')} pushes matched to the change they answer (${unmatched} not: quotes of the subscription phase or of a change before the run)`,
+        notes: `max ${fmtMs(e2e.max)}; ${fmtPct(figures.late, 1)} of the pushes over 150 ms; ${causal.length.toLocaleString('en-US')} pushes matched to the change they answer (${unmatched} not: quotes of the subscription phase or of a change before the run)`,
       },
       {
         metric: `warm-up: pool change → receipt in the first ${WARMUP_SECONDS} s (p50 / p99)`,
-        value: fmtDist(warmup),
+        value: fmtDist(dist(warmup)),
         notes: `${warmup.length.toLocaleString('en-US')} pushes, not in the figures above or below: the first moves after the subscriptions, on code paths the subscription phase did not run`,
       },
-      { metric: 'pool change → receipt, replays (p50 / p99)', value: fmtDist(byKind.replay), notes: `${byKind.replay.length.toLocaleString('en-US')} pushes: the tuple's route recomputed after its debounce window` },
+      { metric: 'pool change → receipt, replays (p50 / p99)', value: fmtDist(kinds.replay), notes: `${byKind.replay.length.toLocaleString('en-US')} pushes: the tuple's route recomputed after its debounce window` },
       {
         metric: 'replays measured from their debounce window\'s first update (p50 / p99)',
-        value: fmtDist(fromWindow),
+        value: fmtDist(dist(fromWindow)),
         notes: 'the same pushes, from the first pool update of the window whatever pool it changed (a stricter clock: a tuple whose pool changed late in the window is charged from the window\'s start)',
       },
       {
@@ -400,10 +401,10 @@ export async function run(deployment: Deployment, updatesPerSecond = UPDATES_PER
       {
         metric: 'the pushes over 150 ms',
         value: `${share(lateIn.big)} replays of windows of more than ${BIG_WINDOW.toLocaleString('en-US')}, ${share(lateIn.replay)} other replays, ${share(lateIn.check)} route switches, ${share(lateIn.search)} background searches`,
-        notes: `of ${lateOnes.length.toLocaleString('en-US')} pushes over 150 ms. ${burstNote}${bigWindows.length} windows had more than ${BIG_WINDOW.toLocaleString('en-US')} replays (${(bigWindows.reduce((a, w) => a + w.n, 0) / Math.max(1, causal.length) * 100).toFixed(0)}% of all pushes): a pool on that many subscribed routes changed, and its window's replays run one after the other on the thread doing the quote work`,
+        notes: `of ${lateOnes.length.toLocaleString('en-US')} pushes over 150 ms. ${burstNote}${bigWindows.length} windows had more than ${BIG_WINDOW.toLocaleString('en-US')} replays (${fmtPct(bigWindows.reduce((a, w) => a + w.n, 0) / Math.max(1, causal.length))} of all pushes): a pool on that many subscribed routes changed, and its window's replays run one after the other on the thread doing the quote work`,
       },
-      { metric: 'pool change → receipt, route switches (p50 / p99)', value: fmtDist(byKind.check), notes: `${byKind.check.length.toLocaleString('en-US')} pushes: a check made a candidate path that priced better the route` },
-      { metric: 'pool change → receipt, background searches (p50 / p99)', value: fmtDist(byKind.search), notes: `${byKind.search.length.toLocaleString('en-US')} pushes: a background search found a better route than the one in place` },
+      { metric: 'pool change → receipt, route switches (p50 / p99)', value: fmtDist(kinds.check), notes: `${byKind.check.length.toLocaleString('en-US')} pushes: a check made a candidate path that priced better the route` },
+      { metric: 'pool change → receipt, background searches (p50 / p99)', value: fmtDist(kinds.search), notes: `${byKind.search.length.toLocaleString('en-US')} pushes: a background search found a better route than the one in place` },
       {
         metric: 'quote slot age at receipt p50 / p99',
         value: `${fmtMs(s.p50)} / ${fmtMs(s.p99)}`,
