@@ -70,12 +70,14 @@ export class ConfigError extends Error {
 
 type Env = Record<string, string | undefined>;
 
-function int(env: Env, name: string, def: number, min: number, max: number): number {
+/** an integer env var in [min, max] (`def` when unset or empty); `or`: another accepted word its message names */
+function int(env: Env, name: string, def: number, min: number, max: number, or?: string): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return def;
-  if (!/^-?\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be an integer, got ${JSON.stringify(raw)}`);
+  const wanted = or === undefined ? 'an integer' : `${or} or an integer between ${min} and ${max}`;
+  if (!/^-?\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be ${wanted}, got ${JSON.stringify(raw)}`);
   const n = Number(raw.trim());
-  if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${n}`);
+  if (n < min || n > max) throw new ConfigError(or === undefined ? `${name} must be between ${min} and ${max}, got ${n}` : `${name} must be ${wanted}, got ${n}`);
   return n;
 }
 
@@ -91,9 +93,7 @@ function oneOf<T extends string>(env: Env, name: string, def: T, allowed: readon
 /** INTEREST_WORKERS: auto (unset or empty too), or 0–16 */
 function interestWorkers(env: Env): number | 'auto' {
   const raw = env.INTEREST_WORKERS?.trim();
-  if (raw === undefined || raw === '' || raw === 'auto') return 'auto';
-  if (!/^\d+$/.test(raw) || Number(raw) > 16) throw new ConfigError(`INTEREST_WORKERS must be auto or an integer between 0 and 16, got ${JSON.stringify(env.INTEREST_WORKERS)}`);
-  return Number(raw);
+  return raw === undefined || raw === '' || raw === 'auto' ? 'auto' : int(env, 'INTEREST_WORKERS', 0, 0, 16, 'auto');
 }
 
 /** PRICE_STABLECOINS: comma-separated base58 mints, at least one, never the wrapped-SOL mint; duplicates count once. */

@@ -4,14 +4,15 @@ import { TOPICS } from './topics';
 
 /**
  * The subscription tuple of the live stream: (in, out, amount, exactIn). Two tuples that
- * differ only in amount are distinct.
+ * differ only in amount are distinct. Never changed once made (a record's text is cached per
+ * tuple object: see recordHead).
  */
 export interface QuoteTuple {
-  in: string;
-  out: string;
+  readonly in: string;
+  readonly out: string;
   /** smallest units, decimal string without leading zeros */
-  amount: string;
-  exactIn: boolean;
+  readonly amount: string;
+  readonly exactIn: boolean;
 }
 
 /** The log key of a tuple (also its identity in memory). */
@@ -120,9 +121,17 @@ export function plainQuote(q: QuotesChanged): boolean {
   );
 }
 
+/** recordHead's text per tuple object: the router and the stream each hold one object per subscribed tuple and write or read a record for it on every push */
+const heads = new WeakMap<QuoteTuple, string>();
+
 /** the record's text up to its amounts for a tuple: what decodeQuotesChanged expects of a record under its key */
 function recordHead(t: QuoteTuple): string {
-  return `{"v":${QUOTES_CHANGED_VERSION},"tuple":{"in":"${t.in}","out":"${t.out}","amount":"${t.amount}","exactIn":${t.exactIn}},`;
+  let head = heads.get(t);
+  if (head === undefined) {
+    head = `{"v":${QUOTES_CHANGED_VERSION},"tuple":{"in":"${t.in}","out":"${t.out}","amount":"${t.amount}","exactIn":${t.exactIn}},`;
+    heads.set(t, head);
+  }
+  return head;
 }
 
 export function encodeQuotesChanged(q: QuotesChanged): Buffer {
