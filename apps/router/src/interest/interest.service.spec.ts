@@ -18,6 +18,7 @@ import { evaluatePath, type Route } from '../../../../libs/amm/src/routing/route
 import { decodeTokenAccount, encodeTokenAccount } from '../../../../libs/solana/src/spl-token';
 import { ProjectionService } from '../projection/projection.service';
 import { DEBOUNCE_MS, InterestService, SEARCH_STALE_MS } from './interest.service';
+import { PathEstimates, PoolStamps } from './path-estimates';
 import { replayQuote, type ReplayMemo, type ReplayPlan } from './route-replay';
 
 jest.setTimeout(30_000);
@@ -50,16 +51,32 @@ describe('InterestService debounce', () => {
   };
   /** the float estimate of one candidate path of one tuple is `factor` times what it is; returns the undo */
   const skewEstimate = (w: object, c: object, factor: number): (() => void) => {
-    const spied = svc as unknown as { pathEstimate: (w: object, c: object) => number | undefined };
-    const estimate = spied.pathEstimate;
-    spied.pathEstimate = function (this: unknown, x: object, path: object) {
-      const e = estimate.call(this, x, path);
-      return x === w && path === c && e !== undefined ? e * factor : e;
+    const t = w as { cands: object[]; candEst: PathEstimates };
+    const real = t.candEst;
+    const at = t.cands.indexOf(c);
+    expect(at).toBeGreaterThanOrEqual(0);
+    let skewed = new Float64Array(0);
+    const fake: Pick<PathEstimates, 'count' | 'estimate' | 'all'> = {
+      count: real.count,
+      estimate: (i) => {
+        const e = real.estimate(i);
+        return i === at && e !== undefined ? e * factor : e;
+      },
+      all: () => {
+        skewed = real.all().slice();
+        skewed[at] *= factor;
+        return skewed;
+      },
     };
+    t.candEst = fake as PathEstimates;
     return () => {
-      spied.pathEstimate = estimate;
+      // a search meanwhile gave the tuple new candidates and their own estimates
+      if (t.candEst === fake) t.candEst = real;
     };
   };
+  /** a tuple's candidate path estimated afresh on the current pools (no estimate kept from before) */
+  const freshEstimate = (w: { amount: bigint; mode: string }, c: { pools: string[]; mints: string[] }): number | undefined =>
+    new PathEstimates([c], new PoolStamps(() => projections.projection), Number(w.amount), w.mode === 'ExactIn').estimate(0);
 
   beforeAll(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'interest-'));
@@ -297,9 +314,9 @@ describe('InterestService debounce', () => {
 
   it('a candidate estimated to gain that does not price better exactly (the estimate erred) is taken as it compares now: no switch, no search, no push', async () => {
     await pause(300); // earlier work settles
-    type C = { pools: string[]; mints: string[]; ratio: number };
-    type W = { key: string; tuple: QuoteTuple; mode: string; amount: bigint; route?: Route; cands: C[]; last?: { amountOut: string } };
-    const internals = svc as unknown as { watched: Map<string, W>; searches: Set<string>; checks: Set<string>; urgent: Set<string>; pathEstimate: (w: W, c: C) => number | undefined };
+    type C = { pools: string[]; mints: string[] };
+    type W = { key: string; tuple: QuoteTuple; mode: string; amount: bigint; route?: Route; cands: C[]; candRatio: Float64Array; last?: { amountOut: string } };
+    const internals = svc as unknown as { watched: Map<string, W>; searches: Set<string>; checks: Set<string>; urgent: Set<string> };
     await settled();
     // an ExactIn tuple and a candidate path that is not its route and prices worse than it exactly (but within a factor 5)
     let pick: { w: W; c: C } | undefined;
@@ -327,7 +344,7 @@ describe('InterestService debounce', () => {
     const before = svc.stats();
     const pushed: string[] = [];
     svc.pushObserver = (q, _at, by) => pushed.push(`${tupleKey(q.tuple)} ${by}`);
-    const ratioBefore = c.ratio;
+    const ratioBefore = w.candRatio[w.cands.indexOf(c)];
     // the float estimate of that candidate errs: a hundred times what it really pays out
     const undo = skewEstimate(w, c, 100);
     try {
@@ -342,7 +359,7 @@ describe('InterestService debounce', () => {
       expect(w.route).toBe(route);
       expect(pushed.filter((x) => x.startsWith(w.key))).toEqual([]);
       // re-baselined: the same estimate does not fire again
-      expect(c.ratio).toBeGreaterThan(ratioBefore * 10);
+      expect(w.candRatio[w.cands.indexOf(c)]).toBeGreaterThan(ratioBefore * 10);
       internals.checks.add(w.key);
       svc.flush();
       expect(svc.stats().switches).toBe(before.switches);
@@ -355,28 +372,27 @@ describe('InterestService debounce', () => {
 
   it('a tuple without a route is searched again when a candidate path\'s estimate gained more than 5 bp since its last search, not on every change', async () => {
     await pause(300); // earlier work settles
-    type C = { pools: string[]; mints: string[]; ratio: number };
-    type W = { key: string; mode: string; route?: Route; cands: C[] };
+    type C = { pools: string[]; mints: string[] };
+    type W = { key: string; mode: string; amount: bigint; route?: Route; cands: C[]; candRatio: Float64Array };
     const internals = svc as unknown as {
       watched: Map<string, W>;
       searches: Set<string>;
       checks: Set<string>;
       urgent: Set<string>;
       adopt: (w: W, r: Route | undefined, error?: string) => unknown;
-      pathEstimate: (w: W, c: C) => number | undefined;
     };
     await settled();
     const w = [...internals.watched.values()].find((x) => x.route && x.mode === 'ExactIn' && x.cands.length > 1)!;
     expect(w).toBeDefined();
     // as if its last search had found no route: the candidates' estimates now are the baseline
     internals.adopt(w, undefined, 'no route');
-    expect(w.cands.every((c) => c.ratio === (internals.pathEstimate(w, c) ?? 0))).toBe(true);
+    expect(w.cands.every((c, i) => w.candRatio[i] === (freshEstimate(w, c) ?? 0))).toBe(true);
     const searches = svc.stats().searches;
     internals.checks.add(w.key);
     svc.flush();
     expect(internals.searches.has(w.key)).toBe(false);
     // a candidate now estimated 1% better: the check queues a search, which finds the route again
-    const c = w.cands.find((x) => internals.pathEstimate(w, x) !== undefined)!;
+    const c = w.cands.find((x) => freshEstimate(w, x) !== undefined)!;
     const undo = skewEstimate(w, c, 1.01);
     try {
       internals.checks.add(w.key);
@@ -390,15 +406,18 @@ describe('InterestService debounce', () => {
 
   it('a candidate path\'s estimate walks again only from the first hop whose pool changed: always equal to a fresh estimate', async () => {
     type C = { pools: string[]; mints: string[] };
-    type W = { mode: string; cands: C[] };
-    const internals = svc as unknown as { watched: Map<string, W>; pathEstimate: (w: W, c: C) => number | undefined };
+    type W = { mode: string; amount: bigint; cands: C[]; candEst: PathEstimates };
+    const internals = svc as unknown as { watched: Map<string, W> };
     const compare = (): number => {
       let n = 0;
       for (const w of internals.watched.values()) {
-        for (const c of w.cands) {
-          expect(internals.pathEstimate(w, c)).toBe(internals.pathEstimate(w, { pools: c.pools, mints: c.mints }));
+        const kept = w.candEst.all();
+        w.cands.forEach((c, i) => {
+          const fresh = freshEstimate(w, c);
+          expect(kept[i]).toBe(fresh ?? NaN);
+          expect(w.candEst.estimate(i)).toBe(fresh);
           n++;
-        }
+        });
       }
       return n;
     };
@@ -424,7 +443,7 @@ describe('InterestService debounce', () => {
     await appendUpdates([{ ...account, slot: slot + 2 }]);
     await waitFor(() => projections.projection.pool(address) !== undefined, 2_000);
     expect(compare()).toBeGreaterThan(20);
-    const through = [...internals.watched.values()].flatMap((w) => w.cands.filter((c) => c.pools.includes(address)).map((c) => internals.pathEstimate(w, c)));
+    const through = [...internals.watched.values()].flatMap((w) => w.cands.flatMap((c, i) => (c.pools.includes(address) ? [w.candEst.estimate(i)] : [])));
     expect(through.some((e) => e !== undefined)).toBe(true);
     await settled();
   });

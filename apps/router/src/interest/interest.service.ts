@@ -49,12 +49,12 @@ import { ContractError } from '../../../../libs/contracts/src/errors';
 import { decodeQuoteInterest, encodeQuotesChanged, sameQuote, tupleKey, type QuotesChanged, type QuoteTuple } from '../../../../libs/contracts/src/stream';
 import { TOPICS } from '../../../../libs/contracts/src/topics';
 import { LOG_PORT, type LogMessage, type LogPort, type LogRecord, type Positions, type Subscription } from '../../../../libs/log/src/log.port';
-import type { PoolRef } from '../projection/projection';
 import { ProjectionService } from '../projection/projection.service';
 import { DEFAULT_INTEREST_TTL_MS, InterestRegistry, MAX_INTEREST_TTL_MS, type InterestChange } from './interest-registry';
 import { positionsSince } from './interest-window';
 import { aggregatorFeeOf, charge, feeBpsFor, findBestNetRoute, type FeeSchedule } from '../quote/aggregator-fee';
 import { impactBps, quoteFields } from './quote-fields';
+import { PathEstimates, PoolStamps } from './path-estimates';
 import { planReplay, PoolGoneError, replayQuote, type ReplayMemo, type ReplayPlan, type RouteQuote } from './route-replay';
 
 /** bursts of pool changes are coalesced into one recompute after this long */
@@ -102,35 +102,25 @@ const RESEARCH_GAIN = 5e-4;
 const MAX_CANDIDATES = 12;
 
 /**
- * A path whose float estimate is kept between checks: its pools (addresses, and the pool objects
- * the estimate was computed on) and mints. Pool objects are immutable, so the estimate is computed
- * again only when one of them was replaced.
+ * A candidate path of a tuple (its pools' addresses and its mints), what an exact pricing of it
+ * needs; its float estimate is kept in the tuple's PathEstimates.
  *
  * It and Watched are classes that set every field in their constructor: each is one hidden class
  * from its creation on, whatever order the events fill its fields in, so the optimised code of
- * the hot paths (flush, check, pathEstimate) is not thrown away each time an object shows up with
- * its fields added in a new order.
+ * the hot paths (flush, check) is not thrown away each time an object shows up with its fields
+ * added in a new order.
  */
-class EstimatedPath {
-  /** references to its pools (see PoolRef), taken on its first estimate */
-  refs: Array<PoolRef | undefined> | undefined = undefined;
-  /** the pools of its last estimate, and the amount before and after each hop (index i: into hop i) */
-  seen: Pool[] | undefined = undefined;
-  amounts: number[] | undefined = undefined;
-  est: number | undefined = undefined;
+class CandidatePath {
   /** the pools on which it last failed to carry the amount exactly (not tried again on them) */
   failedOn: Pool[] | undefined = undefined;
   constructor(
     readonly pools: string[],
     readonly mints: string[],
-    /**
-     * a candidate path: how it compared with the chosen route at the tuple's last search (estimate
-     * ratio, > 1: estimated better); for a tuple without a route, its estimate then (0: none).
-     * Unused on the route's own path.
-     */
-    public ratio = 1,
   ) {}
 }
+
+/** the estimates of no paths (a tuple before its first search) */
+const NO_PATHS = new PathEstimates([], new PoolStamps(() => ({ poolRef: () => undefined, poolAt: () => undefined })), 0, true);
 
 class Watched {
   readonly amount: bigint;
@@ -145,9 +135,16 @@ class Watched {
   /** pools of the candidate paths of the last search */
   candDeps = new Set<string>();
   /** the candidate paths of the last search (pool addresses and mints), best estimate first */
-  cands: EstimatedPath[] = [];
-  /** the route as an estimated path when it is a single path */
-  routePath: EstimatedPath | undefined = undefined;
+  cands: CandidatePath[] = [];
+  /** their float estimates, by candidate */
+  candEst: PathEstimates = NO_PATHS;
+  /**
+   * by candidate: how it compared with the chosen route at the tuple's last search (estimate
+   * ratio, > 1: estimated better); for a tuple without a route, its estimate then (0: none)
+   */
+  candRatio = new Float64Array(0);
+  /** the route's float estimate as a path, when it is a single path */
+  routeEst: PathEstimates | undefined = undefined;
   last: QuotesChanged | undefined = undefined;
   /** while queued for a background search: the append time of the pool change behind it (what its push answers) */
   queuedBy: number | undefined = undefined;
@@ -265,6 +262,8 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
    * (the window benchmark).
    */
   prewarmWindows = true;
+  /** a stamp per pool on a watched path, bumped by each change of it: what the paths' estimates test (see PathEstimates) */
+  private readonly poolStamps = new PoolStamps(() => this.projections.projection);
   /** the current pool at an address (what replays read) */
   private readonly poolLookup = (address: string): Pool | undefined => this.projections.projection.pool(address);
   private additions = -1;
@@ -392,6 +391,7 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
    * `changedAt`: per pool, the append time of the batch's first record that changed it
    */
   private onPoolsChanged(changed: ReadonlySet<string>, appendedAtMs: number, changedAt: ReadonlyMap<string, number>): void {
+    for (const pool of changed) this.poolStamps.changed(pool);
     if (this.watched.size === 0) return;
     const now = Date.now();
     // a change's time, bounded by this process's clock (a record stamped by a skewed clock
@@ -711,16 +711,17 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
       this.queueGainSearch(w, cause);
       return undefined;
     }
-    // the candidates that gained, and how they compare with the route now
-    let gaining: EstimatedPath[] | undefined;
+    // the candidates that gained (by index), and how they compare with the route now
+    let gaining: number[] | undefined;
     let ratios: number[] | undefined;
-    for (let i = 0; i < w.cands.length; i++) {
-      const c = w.cands[i];
-      const e = this.pathEstimate(w, c);
-      if (e === undefined) continue;
+    const estimates = w.candEst.all();
+    const baseline = w.candRatio;
+    for (let i = 0; i < w.candEst.count; i++) {
+      const e = estimates[i];
+      if (e !== e) continue;
       const ratio = estimateRatio(w.mode, e, current);
-      if (ratio > Math.max(1, c.ratio) * (1 + RESEARCH_GAIN)) {
-        (gaining ??= []).push(c);
+      if (ratio > Math.max(1, baseline[i]) * (1 + RESEARCH_GAIN)) {
+        (gaining ??= []).push(i);
         (ratios ??= []).push(ratio);
       }
     }
@@ -730,9 +731,9 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     }
     // the route's exact amount on the current pools (no replay is pending: see flush)
     const routeAmount = BigInt(exactIn ? last!.amountOut : last!.amountIn);
-    const best = this.priceExactly(w, gaining);
+    const best = this.priceExactly(w, gaining.map((i) => w.cands[i]));
     if (best !== undefined && (exactIn ? best.amountOut > routeAmount : best.amountIn < routeAmount)) return this.switchTo(w, best, cause);
-    for (let i = 0; i < gaining.length; i++) gaining[i].ratio = ratios![i];
+    for (let i = 0; i < gaining.length; i++) baseline[gaining[i]] = ratios![i];
     this.withdrawGainSearch(w);
     return undefined;
   }
@@ -745,17 +746,19 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
    */
   private checkWithoutRoute(w: Watched, cause: number | undefined): QuotesChanged | undefined {
     const exactIn = w.mode === 'ExactIn';
-    const gained = w.cands.some((c) => {
-      const e = this.pathEstimate(w, c);
-      return e !== undefined && (c.ratio <= 0 || (exactIn ? e > c.ratio * (1 + RESEARCH_GAIN) : e * (1 + RESEARCH_GAIN) < c.ratio));
-    });
+    let gained = false;
+    for (let i = 0; i < w.candEst.count && !gained; i++) {
+      const e = w.candEst.estimate(i);
+      const base = w.candRatio[i];
+      gained = e !== undefined && (base <= 0 || (exactIn ? e > base * (1 + RESEARCH_GAIN) : e * (1 + RESEARCH_GAIN) < base));
+    }
     if (gained) this.queueGainSearch(w, cause);
     else this.withdrawGainSearch(w);
     return undefined;
   }
 
   /** the best of these candidate paths priced exactly on the current pools (undefined: none carries the amount) */
-  private priceExactly(w: Watched, paths: EstimatedPath[]): Route | undefined {
+  private priceExactly(w: Watched, paths: CandidatePath[]): Route | undefined {
     const projection = this.projections.projection;
     const exactIn = w.mode === 'ExactIn';
     let best: Route | undefined;
@@ -812,60 +815,11 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     w.queuedBy = undefined;
   }
 
-  /**
-   * estimated output (ExactIn) or input (ExactOut) of a path on the current pools; the path's
-   * previous estimate when none of its pools was replaced since
-   */
-  private pathEstimate(w: Watched, path: EstimatedPath): number | undefined {
-    const n = path.pools.length;
-    const exactIn = w.mode === 'ExactIn';
-    let seen = path.seen;
-    let amounts = path.amounts;
-    // the hops are walked from the known amount (ExactIn: the first hop; ExactOut: the last): the
-    // ones before the first whose pool was replaced keep their amounts
-    let from = 0;
-    if (seen !== undefined && amounts !== undefined) {
-      if (exactIn) while (from < n && this.pathPool(path, from) === seen[from]) from++;
-      else while (from < n && this.pathPool(path, n - 1 - from) === seen[n - 1 - from]) from++;
-      if (from === n) return path.est;
-    } else {
-      seen = path.seen = new Array<Pool>(n);
-      amounts = path.amounts = new Array<number>(n + 1);
-      amounts[exactIn ? 0 : n] = Number(w.amount);
-    }
-    const mints = path.mints;
-    for (let k = from; k < n; k++) {
-      const i = exactIn ? k : n - 1 - k;
-      const p = this.pathPool(path, i);
-      if (!p) {
-        path.seen = path.amounts = undefined;
-        return undefined;
-      }
-      seen[i] = p;
-      if (exactIn) amounts[i + 1] = p.approxOut(mints[i], amounts[i]);
-      else amounts[i] = p.approxIn(mints[i], amounts[i + 1]);
-    }
-    const a = amounts[exactIn ? n : 0];
-    path.est = Number.isFinite(a) && a > 0 ? a : undefined;
-    return path.est;
-  }
-
-  /** the current pool of a path's hop i, through its reference (taken again by address when the pool it referred to left) */
-  private pathPool(path: EstimatedPath, i: number): Pool | undefined {
-    const projection = this.projections.projection;
-    const refs = (path.refs ??= new Array<PoolRef | undefined>(path.pools.length));
-    const ref = refs[i];
-    const p = ref === undefined ? undefined : projection.poolAt(ref);
-    if (p !== undefined) return p;
-    const again = (refs[i] = projection.poolRef(path.pools[i]));
-    return again === undefined ? undefined : projection.poolAt(again);
-  }
-
   /** the route's estimate: a single path's float guide, a split's last exact amounts (`quote`: the last quote) */
   private routeEstimate(w: Watched, quote: QuotesChanged | undefined = w.last): number | undefined {
     const r = w.route;
     if (!r) return undefined;
-    if (w.routePath) return this.pathEstimate(w, w.routePath);
+    if (w.routeEst) return w.routeEst.estimate(0);
     const last = quote && quote.error === undefined ? quote : undefined;
     const exact = w.mode === 'ExactIn' ? (last?.amountOut ?? r.amountOut.toString()) : (last?.amountIn ?? r.amountIn.toString());
     return Number(exact);
@@ -882,16 +836,18 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     w.queuedBy = undefined;
     const projection = this.projections.projection;
     const req = { inputMint: w.tuple.in, outputMint: w.tuple.out, amount: w.amount, mode: w.mode, maxHops: this.config.maxHops };
-    const cands: EstimatedPath[] = [];
+    const cands: CandidatePath[] = [];
     try {
       for (const c of findCandidatePaths(projection, req)) {
         if (cands.length >= MAX_CANDIDATES) break;
-        cands.push(new EstimatedPath(c.pools.map((p) => p.address), c.mints));
+        cands.push(new CandidatePath(c.pools.map((p) => p.address), c.mints));
       }
     } catch (e) {
       if (!(e instanceof RouteError)) throw e;
     }
     w.cands = cands;
+    w.candEst = new PathEstimates(cands, this.poolStamps, Number(w.amount), w.mode === 'ExactIn');
+    w.candRatio = new Float64Array(cands.length);
     this.checks.delete(w.key);
     w.checkCause = undefined;
     try {
@@ -913,11 +869,13 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     w.route = route;
     if (route) {
       w.plan = planReplay(route);
-      w.routePath = w.plan.single ? new EstimatedPath(route.hops.map((h) => h.pool.address), [route.inputMint, ...route.hops.map((h) => h.outputMint)]) : undefined;
+      w.routeEst = w.plan.single
+        ? new PathEstimates([{ pools: route.hops.map((h) => h.pool.address), mints: [route.inputMint, ...route.hops.map((h) => h.outputMint)] }], this.poolStamps, Number(w.amount), w.mode === 'ExactIn')
+        : undefined;
       q = this.quote(w, route.amountIn, route.amountOut, quoteFields(route, w.plan.single));
     } else {
       w.plan = undefined;
-      w.routePath = undefined;
+      w.routeEst = undefined;
       q = { tuple: w.tuple, amountOut: '0', amountIn: '0', priceImpactBps: 0, hops: 0, slot: projection.slot, error };
     }
     const routeDeps = new Set(route ? route.hops.map((h) => h.pool.address) : []);
@@ -926,13 +884,15 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     for (const c of w.cands) for (const p of c.pools) if (!routeDeps.has(p)) cand.add(p);
     if (route) {
       const current = this.routeEstimate(w, q);
-      for (const c of w.cands) {
-        const e = this.pathEstimate(w, c);
-        c.ratio = current === undefined || e === undefined ? 1 : estimateRatio(w.mode, e, current);
+      const estimates = w.candEst.all();
+      for (let i = 0; i < w.candEst.count; i++) {
+        const e = estimates[i];
+        w.candRatio[i] = current === undefined || e !== e ? 1 : estimateRatio(w.mode, e, current);
       }
     } else {
       // without a route: each candidate's own estimate now (0: none), what checkWithoutRoute compares with
-      for (const c of w.cands) c.ratio = this.pathEstimate(w, c) ?? 0;
+      const estimates = w.candEst.all();
+      for (let i = 0; i < w.candEst.count; i++) w.candRatio[i] = estimates[i] === estimates[i] ? estimates[i] : 0;
     }
     this.index(this.byRoutePool, w.key, w.routeDeps, routeDeps);
     this.index(this.byCandidatePool, w.key, w.candDeps, cand);
@@ -978,8 +938,8 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
         this.priceRoute(w, w.route);
       } else if (w.estimatesWarmFor !== due) {
         w.estimatesWarmFor = due;
-        if (w.routePath) this.pathEstimate(w, w.routePath);
-        for (let i = 0; i < w.cands.length; i++) this.pathEstimate(w, w.cands[i]);
+        w.routeEst?.estimate(0);
+        w.candEst.all();
       }
     }
     this.warmPending = false;

@@ -1,0 +1,203 @@
+/**
+ * The float estimates of a tuple's paths (its candidate paths, or its route as a path), kept
+ * between the live stream's checks and computed again only for the hops whose pool changed.
+ *
+ * A check runs after every change of a pool on any of a tuple's paths, and on most of them no
+ * path but one changed: what it costs is the test "did any pool of this path change since its
+ * estimate". With thousands of tuples that test runs cold (a window's replays have evicted the
+ * tuples' records from the caches), so it is laid out to touch little memory:
+ *   - every pool on a watched path has a dense id and a stamp (PoolStamps), bumped each time the
+ *     pool changes; the stamps of all pools fit in a few kilobytes that stay cached;
+ *   - a tuple's paths are one Int32Array (per path: its hop count, then per hop the pool's id and
+ *     the stamp its estimate was computed at) and one Float64Array of estimates, walked in order.
+ * A path whose stamps all match returns its estimate without reading a pool; otherwise it is
+ * estimated again from its first changed hop (ExactIn: from the input; ExactOut: from the
+ * output), the hops before it keeping their amounts. Plain TypeScript: no Nest, no log.
+ */
+import type { Pool } from '../../../../libs/amm/src/pool';
+
+/** A held reference to the pool at an address (the projection's PoolRef) */
+export interface PoolHandle {
+  readonly address: string;
+}
+
+/** where the current pools are read (the projection: a reference by address, the pool through it) */
+export interface PoolSource {
+  /** a reference to the routable pool at `address`; undefined when there is none now */
+  poolRef(address: string): PoolHandle | undefined;
+  /** the routable pool the reference refers to; undefined when it is not routable (now, or any more through it) */
+  poolAt(ref: PoolHandle): Pool | undefined;
+}
+
+/** stamps wrap below 2^30 and are never negative: -1 is "never estimated" */
+const STAMP_MASK = 0x3fffffff;
+
+/**
+ * A dense id per pool address on a watched path and a stamp per id, bumped by `changed` each time
+ * the pool at that address changes (a new state, left the graph, entered it again). Ids are kept
+ * for the process's life: one map entry and a few array slots per pool address that was ever on a
+ * watched path.
+ */
+export class PoolStamps {
+  private readonly ids = new Map<string, number>();
+  private readonly addresses: string[] = [];
+  private readonly refs: Array<PoolHandle | undefined> = [];
+  stamps = new Int32Array(256);
+
+  constructor(private readonly source: () => PoolSource) {}
+
+  /** the id of the pool address (a new one the first time) */
+  id(address: string): number {
+    let id = this.ids.get(address);
+    if (id === undefined) {
+      id = this.addresses.length;
+      this.ids.set(address, id);
+      this.addresses.push(address);
+      this.refs.push(undefined);
+      if (id >= this.stamps.length) {
+        const grown = new Int32Array(this.stamps.length * 2);
+        grown.set(this.stamps);
+        this.stamps = grown;
+      }
+    }
+    return id;
+  }
+
+  /** the pool at `address` changed: every estimate through it is stale */
+  changed(address: string): void {
+    const id = this.ids.get(address);
+    if (id !== undefined) this.stamps[id] = (this.stamps[id] + 1) & STAMP_MASK;
+  }
+
+  /** the current pool of an id, through a reference shared by every path (taken again by address when its pool left) */
+  pool(id: number): Pool | undefined {
+    const source = this.source();
+    const ref = this.refs[id];
+    const p = ref === undefined ? undefined : source.poolAt(ref);
+    if (p !== undefined) return p;
+    const again = (this.refs[id] = source.poolRef(this.addresses[id]));
+    return again === undefined ? undefined : source.poolAt(again);
+  }
+
+  /** how many pool addresses have an id */
+  get size(): number {
+    return this.addresses.length;
+  }
+}
+
+/** a path as PathEstimates takes it: its pools' addresses and its mints (one more than pools) */
+export interface EstimablePath {
+  readonly pools: readonly string[];
+  readonly mints: readonly string[];
+}
+
+/**
+ * The float estimates of some paths of one tuple (see the file comment): ExactIn, the output of
+ * `amount` in; ExactOut, the input for `amount` out; with each pool's approxOut / approxIn.
+ */
+export class PathEstimates {
+  /**
+   * per path: hop count n, then n × (pool id, stamp of its last estimate; -1: none); then per
+   * path where its entries start here (from `atBase`) and in `nums` (from `amountsBase`)
+   */
+  private readonly ints: Int32Array;
+  /**
+   * per path its last estimate (NaN: none, it cannot carry the amount or a pool is gone); then
+   * per path the amount into each hop and out of the last, of that estimate. One array of each
+   * kind per tuple: a check reads two objects, not one per path.
+   */
+  private readonly nums: Float64Array;
+  private readonly atBase: number;
+  private readonly mints: ReadonlyArray<readonly string[]>;
+  readonly count: number;
+
+  constructor(
+    paths: readonly EstimablePath[],
+    private readonly stamps: PoolStamps,
+    amount: number,
+    private readonly exactIn: boolean,
+  ) {
+    const count = paths.length;
+    let hops = 0;
+    for (const p of paths) hops += p.pools.length;
+    this.count = count;
+    this.atBase = count + 2 * hops;
+    this.ints = new Int32Array(this.atBase + 2 * count);
+    this.nums = new Float64Array(count + count + hops).fill(NaN, 0, count);
+    this.mints = paths.map((p) => p.mints);
+    let at = 0;
+    let amountsAt = count;
+    for (let i = 0; i < count; i++) {
+      const pools = paths[i].pools;
+      const n = pools.length;
+      this.ints[this.atBase + 2 * i] = at;
+      this.ints[this.atBase + 2 * i + 1] = amountsAt;
+      this.ints[at] = n;
+      for (let k = 0; k < n; k++) {
+        this.ints[at + 1 + 2 * k] = stamps.id(pools[k]);
+        this.ints[at + 2 + 2 * k] = -1;
+      }
+      // the known end of the walk: ExactIn its input, ExactOut its output
+      this.nums[amountsAt + (exactIn ? 0 : n)] = amount;
+      at += 1 + 2 * n;
+      amountsAt += n + 1;
+    }
+  }
+
+  /** path i's estimate on the current pools (undefined: a pool of it is gone, or it gives nothing) */
+  estimate(i: number): number | undefined {
+    const e = this.refresh(i);
+    return e === e ? e : undefined;
+  }
+
+  /**
+   * Every path's estimate on the current pools, refreshed in place: the returned array holds
+   * them at indices 0 to count - 1 (NaN: none), then other data. It is the object's own: read it
+   * before the next call.
+   */
+  all(): Float64Array {
+    const ints = this.ints;
+    const stamps = this.stamps.stamps;
+    let at = 0;
+    for (let i = 0; i < this.count; i++) {
+      const n = ints[at];
+      let k = 0;
+      while (k < n && stamps[ints[at + 1 + 2 * k]] === ints[at + 2 + 2 * k]) k++;
+      if (k < n) this.refresh(i);
+      at += 1 + 2 * n;
+    }
+    return this.nums;
+  }
+
+  /** path i estimated again from its first hop whose pool changed */
+  private refresh(i: number): number {
+    const ints = this.ints;
+    const stamps = this.stamps.stamps;
+    const at = ints[this.atBase + 2 * i];
+    const n = ints[at];
+    const exactIn = this.exactIn;
+    // hops walked from the known amount that kept their pool keep their amounts
+    let from = 0;
+    if (exactIn) while (from < n && stamps[ints[at + 1 + 2 * from]] === ints[at + 2 + 2 * from]) from++;
+    else while (from < n && stamps[ints[at + 1 + 2 * (n - 1 - from)]] === ints[at + 2 + 2 * (n - 1 - from)]) from++;
+    const nums = this.nums;
+    if (from === n) return nums[i];
+    const base = ints[this.atBase + 2 * i + 1];
+    const mints = this.mints[i];
+    for (let k = from; k < n; k++) {
+      const h = exactIn ? k : n - 1 - k;
+      const id = ints[at + 1 + 2 * h];
+      const p = this.stamps.pool(id);
+      if (p === undefined) {
+        // estimated from scratch next time
+        for (let j = 0; j < n; j++) ints[at + 2 + 2 * j] = -1;
+        return (nums[i] = NaN);
+      }
+      ints[at + 2 + 2 * h] = stamps[id];
+      if (exactIn) nums[base + h + 1] = p.approxOut(mints[h], nums[base + h]);
+      else nums[base + h] = p.approxIn(mints[h], nums[base + h + 1]);
+    }
+    const a = nums[base + (exactIn ? n : 0)];
+    return (nums[i] = Number.isFinite(a) && a > 0 ? a : NaN);
+  }
+}
