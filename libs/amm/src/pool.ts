@@ -17,13 +17,22 @@ export interface HopQuote {
 
 export type QuoteFailure = 'insufficient-liquidity' | 'zero-output' | 'not-quotable';
 
-/** A hop that cannot be quoted; `reason` says why. */
+/**
+ * A hop that cannot be quoted; `reason` says why. An expected outcome, not a fault: the route
+ * search and the live stream's checks meet thousands per second (paths beyond a pool's depth) and
+ * answer them, so it carries no stack trace (capturing one cost more than the quote that failed).
+ */
 export class PoolQuoteError extends Error {
-  constructor(
-    readonly reason: QuoteFailure,
-    message: string,
-  ) {
-    super(message);
+  readonly reason: QuoteFailure;
+  constructor(reason: QuoteFailure, message: string) {
+    const limit = Error.stackTraceLimit;
+    Error.stackTraceLimit = 0;
+    try {
+      super(message);
+    } finally {
+      Error.stackTraceLimit = limit;
+    }
+    this.reason = reason;
     this.name = 'PoolQuoteError';
   }
 }
