@@ -4,15 +4,14 @@ import { TOPICS } from './topics';
 
 /**
  * The subscription tuple of the live stream: (in, out, amount, exactIn). Two tuples that
- * differ only in amount are distinct. Never changed once made (a record's text is cached per
- * tuple object: see recordHead).
+ * differ only in amount are distinct.
  */
 export interface QuoteTuple {
-  readonly in: string;
-  readonly out: string;
+  in: string;
+  out: string;
   /** smallest units, decimal string without leading zeros */
-  readonly amount: string;
-  readonly exactIn: boolean;
+  amount: string;
+  exactIn: boolean;
 }
 
 /** The log key of a tuple (also its identity in memory). */
@@ -121,17 +120,24 @@ export function plainQuote(q: QuotesChanged): boolean {
   );
 }
 
-/** recordHead's text per tuple object: the router and the stream each hold one object per subscribed tuple and write or read a record for it on every push */
-const heads = new WeakMap<QuoteTuple, string>();
+const HEAD_OPEN = `{"v":${QUOTES_CHANGED_VERSION},"tuple":{"in":"`;
 
 /** the record's text up to its amounts for a tuple: what decodeQuotesChanged expects of a record under its key */
 function recordHead(t: QuoteTuple): string {
-  let head = heads.get(t);
-  if (head === undefined) {
-    head = `{"v":${QUOTES_CHANGED_VERSION},"tuple":{"in":"${t.in}","out":"${t.out}","amount":"${t.amount}","exactIn":${t.exactIn}},`;
-    heads.set(t, head);
+  return `${HEAD_OPEN}${t.in}","out":"${t.out}","amount":"${t.amount}","exactIn":${t.exactIn}},`;
+}
+
+/**
+ * The length of recordHead(t) when `text` starts with it, else -1: compared piece by piece in
+ * place (the stream reads one record per push; no head string is built for it)
+ */
+function headLength(text: string, t: QuoteTuple): number {
+  let at = 0;
+  for (const piece of [HEAD_OPEN, t.in, '","out":"', t.out, '","amount":"', t.amount, t.exactIn ? '","exactIn":true},' : '","exactIn":false},']) {
+    if (!text.startsWith(piece, at)) return -1;
+    at += piece.length;
   }
-  return head;
+  return at;
 }
 
 export function encodeQuotesChanged(q: QuotesChanged): Buffer {
@@ -142,8 +148,8 @@ export function encodeQuotesChanged(q: QuotesChanged): Buffer {
   return Buffer.from(JSON.stringify(record));
 }
 
-/** the rest of a record as encodeQuotesChanged writes a quote without error: amounts, price impact, hops, slot */
-const RECORD_TAIL = /^"amountOut":"(0|[1-9][0-9]*)","amountIn":"(0|[1-9][0-9]*)","priceImpactBps":(-?(?:0|[1-9][0-9]*)),"hops":(0|[1-9][0-9]*),"slot":(0|[1-9][0-9]*)}$/;
+/** the rest of a record as encodeQuotesChanged writes a quote without error: amounts, price impact, hops, slot (sticky: matched from lastIndex to the end) */
+const RECORD_TAIL = /"amountOut":"(0|[1-9][0-9]*)","amountIn":"(0|[1-9][0-9]*)","priceImpactBps":(-?(?:0|[1-9][0-9]*)),"hops":(0|[1-9][0-9]*),"slot":(0|[1-9][0-9]*)}$/y;
 
 /**
  * A record under its key's tuple in the exact form encodeQuotesChanged writes it: its quote, as
@@ -152,9 +158,10 @@ const RECORD_TAIL = /^"amountOut":"(0|[1-9][0-9]*)","amountIn":"(0|[1-9][0-9]*)"
  */
 function decodeCanonical(value: Buffer, t: QuoteTuple): QuotesChanged | undefined {
   const text = value.toString('latin1');
-  const head = recordHead(t);
-  if (!text.startsWith(head)) return undefined;
-  const m = RECORD_TAIL.exec(text.slice(head.length));
+  const at = headLength(text, t);
+  if (at < 0) return undefined;
+  RECORD_TAIL.lastIndex = at;
+  const m = RECORD_TAIL.exec(text);
   if (m === null) return undefined;
   const priceImpactBps = Number(m[3]);
   const hops = Number(m[4]);
