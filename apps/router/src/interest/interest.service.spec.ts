@@ -55,7 +55,7 @@ describe('InterestService debounce', () => {
     const real = t.candEst;
     const at = t.cands.indexOf(c);
     expect(at).toBeGreaterThanOrEqual(0);
-    let skewed = new Float64Array(0);
+    let skewed: number[] = [];
     const fake: Pick<PathEstimates, 'count' | 'estimate' | 'all'> = {
       count: real.count,
       estimate: (i) => {
@@ -315,7 +315,7 @@ describe('InterestService debounce', () => {
   it('a candidate estimated to gain that does not price better exactly (the estimate erred) is taken as it compares now: no switch, no search, no push', async () => {
     await pause(300); // earlier work settles
     type C = { pools: string[]; mints: string[] };
-    type W = { key: string; tuple: QuoteTuple; mode: string; amount: bigint; route?: Route; cands: C[]; candRatio: Float64Array; last?: { amountOut: string } };
+    type W = { key: string; tuple: QuoteTuple; mode: string; amount: bigint; route?: Route; cands: C[]; candRatio: number[]; last?: { amountOut: string } };
     const internals = svc as unknown as { watched: Map<string, W>; searches: Set<string>; checks: Set<string>; urgent: Set<string> };
     await settled();
     // an ExactIn tuple and a candidate path that is not its route and prices worse than it exactly (but within a factor 5)
@@ -373,7 +373,7 @@ describe('InterestService debounce', () => {
   it('a tuple without a route is searched again when a candidate path\'s estimate gained more than 5 bp since its last search, not on every change', async () => {
     await pause(300); // earlier work settles
     type C = { pools: string[]; mints: string[] };
-    type W = { key: string; mode: string; amount: bigint; route?: Route; cands: C[]; candRatio: Float64Array };
+    type W = { key: string; mode: string; amount: bigint; route?: Route; cands: C[]; candRatio: number[] };
     const internals = svc as unknown as {
       watched: Map<string, W>;
       searches: Set<string>;

@@ -142,7 +142,7 @@ class Watched {
    * by candidate: how it compared with the chosen route at the tuple's last search (estimate
    * ratio, > 1: estimated better); for a tuple without a route, its estimate then (0: none)
    */
-  candRatio = new Float64Array(0);
+  candRatio: number[] = [];
   /** the route's float estimate as a path, when it is a single path */
   routeEst: PathEstimates | undefined = undefined;
   last: QuotesChanged | undefined = undefined;
@@ -847,7 +847,8 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     }
     w.cands = cands;
     w.candEst = new PathEstimates(cands, this.poolStamps, Number(w.amount), w.mode === 'ExactIn');
-    w.candRatio = new Float64Array(cands.length);
+    // set against the route by adopt, below
+    w.candRatio = new Array<number>(cands.length).fill(NaN);
     this.checks.delete(w.key);
     w.checkCause = undefined;
     try {

@@ -8,8 +8,9 @@
  * tuples' records from the caches), so it is laid out to touch little memory:
  *   - every pool on a watched path has a dense id and a stamp (PoolStamps), bumped each time the
  *     pool changes; the stamps of all pools fit in a few kilobytes that stay cached;
- *   - a tuple's paths are one Int32Array (per path: its hop count, then per hop the pool's id and
- *     the stamp its estimate was computed at) and one Float64Array of estimates, walked in order.
+ *   - a tuple's paths are one array of small integers (per path: its hop count, then per hop the
+ *     pool's id and the stamp its estimate was computed at) and one of doubles (estimates, then
+ *     per-hop amounts), walked in order.
  * A path whose stamps all match returns its estimate without reading a pool; otherwise it is
  * estimated again from its first changed hop (ExactIn: from the input; ExactOut: from the
  * output), the hops before it keeping their amounts. Plain TypeScript: no Nest, no log.
@@ -29,7 +30,7 @@ export interface PoolSource {
   poolAt(ref: PoolHandle): Pool | undefined;
 }
 
-/** stamps wrap below 2^30 and are never negative: -1 is "never estimated" */
+/** stamps wrap below 2^30 (small integers, kept untagged in a plain array) and are never negative: -1 is "never estimated" */
 const STAMP_MASK = 0x3fffffff;
 
 /**
@@ -100,13 +101,15 @@ export class PathEstimates {
    * per path: hop count n, then n × (pool id, stamp of its last estimate; -1: none); then per
    * path where its entries start here (from `atBase`) and in `nums` (from `amountsBase`)
    */
-  private readonly ints: Int32Array;
+  private readonly ints: number[];
   /**
    * per path its last estimate (NaN: none, it cannot carry the amount or a pool is gone); then
    * per path the amount into each hop and out of the last, of that estimate. One array of each
-   * kind per tuple: a check reads two objects, not one per path.
+   * kind per tuple: a check reads two objects, not one per path. Plain arrays (of small integers,
+   * of doubles), not typed arrays: at these sizes a typed array's buffer object and the memory it
+   * holds outside the heap cost more than the elements.
    */
-  private readonly nums: Float64Array;
+  private readonly nums: number[];
   private readonly atBase: number;
   private readonly mints: ReadonlyArray<readonly string[]>;
   readonly count: number;
@@ -122,8 +125,8 @@ export class PathEstimates {
     for (const p of paths) hops += p.pools.length;
     this.count = count;
     this.atBase = count + 2 * hops;
-    this.ints = new Int32Array(this.atBase + 2 * count);
-    this.nums = new Float64Array(count + count + hops).fill(NaN, 0, count);
+    this.ints = new Array<number>(this.atBase + 2 * count).fill(0);
+    this.nums = new Array<number>(count + count + hops).fill(NaN);
     this.mints = paths.map((p) => p.mints);
     let at = 0;
     let amountsAt = count;
@@ -155,7 +158,7 @@ export class PathEstimates {
    * them at indices 0 to count - 1 (NaN: none), then other data. It is the object's own: read it
    * before the next call.
    */
-  all(): Float64Array {
+  all(): readonly number[] {
     const ints = this.ints;
     const stamps = this.stamps.stamps;
     let at = 0;
