@@ -56,8 +56,9 @@ describe('InterestService debounce', () => {
     const at = t.cands.indexOf(c);
     expect(at).toBeGreaterThanOrEqual(0);
     let skewed: number[] = [];
-    const fake: Pick<PathEstimates, 'count' | 'estimate' | 'all'> = {
+    const fake: Pick<PathEstimates, 'count' | 'estimate' | 'all' | 'release'> = {
       count: real.count,
+      release: () => real.release(),
       estimate: (i) => {
         const e = real.estimate(i);
         return i === at && e !== undefined ? e * factor : e;
@@ -406,7 +407,7 @@ describe('InterestService debounce', () => {
 
   it('a candidate path\'s estimate walks again only from the first hop whose pool changed: always equal to a fresh estimate', async () => {
     type C = { pools: string[]; mints: string[] };
-    type W = { mode: string; amount: bigint; cands: C[]; candEst: PathEstimates };
+    type W = { mode: string; amount: bigint; cands: C[]; candEst: PathEstimates; route?: Route; routeEst?: PathEstimates };
     const internals = svc as unknown as { watched: Map<string, W> };
     const compare = (): number => {
       let n = 0;
@@ -446,6 +447,17 @@ describe('InterestService debounce', () => {
     const through = [...internals.watched.values()].flatMap((w) => w.cands.flatMap((c, i) => (c.pools.includes(address) ? [w.candEst.estimate(i)] : [])));
     expect(through.some((e) => e !== undefined)).toBe(true);
     await settled();
+    // the stamp table holds the pools of the live paths, once per hop through them, no more: every
+    // search, switch and route change gave back the holds of the paths it replaced
+    const holds = new Map<string, number>();
+    const hold = (a: string): void => void holds.set(a, (holds.get(a) ?? 0) + 1);
+    for (const w of internals.watched.values()) {
+      for (const c of w.cands) c.pools.forEach(hold);
+      if (w.routeEst) w.route!.hops.forEach((h) => hold(h.pool.address));
+    }
+    const table = (svc as unknown as { poolStamps: { size: number; ids: Map<string, number>; holders: number[] } }).poolStamps;
+    expect(table.size).toBe(holds.size);
+    for (const [a, n] of holds) expect(table.holders[table.ids.get(a)!]).toBe(n);
   });
 
   it('a search queued for a candidate gain is withdrawn when a later check finds no gain; one queued because a pool entered the graph is not', async () => {

@@ -382,6 +382,8 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     this.announce.delete(key);
     this.index(this.byRoutePool, key, w.routeDeps, new Set());
     this.index(this.byCandidatePool, key, w.candDeps, new Set());
+    w.candEst.release();
+    w.routeEst?.release();
   }
 
   // ---- pool changes ----
@@ -846,6 +848,7 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
       if (!(e instanceof RouteError)) throw e;
     }
     w.cands = cands;
+    w.candEst.release();
     w.candEst = new PathEstimates(cands, this.poolStamps, Number(w.amount), w.mode === 'ExactIn');
     // set against the route by adopt, below
     w.candRatio = new Array<number>(cands.length).fill(NaN);
@@ -868,6 +871,7 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     let q: QuotesChanged;
     w.memo = [];
     w.route = route;
+    w.routeEst?.release();
     if (route) {
       w.plan = planReplay(route);
       w.routeEst = w.plan.single

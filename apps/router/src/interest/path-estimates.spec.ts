@@ -140,6 +140,34 @@ describe('PathEstimates', () => {
     }
   });
 
+  it('ids are held by the paths through their pools: freed with the last of them and given again to a new address, never read as the old pool', () => {
+    const calls = { n: 0 };
+    const source = market(calls, [1e9, 2e9, 3e9, 1e9, 5e8, 5e8, 2e9, 1e9]);
+    const stamps = new PoolStamps(() => source);
+    const a = new PathEstimates([PATHS[1]], stamps, 1e6, true); // pools 0, 1
+    const b = new PathEstimates([PATHS[2]], stamps, 1e6, true); // pools 0, 1, 2
+    expect(stamps.size).toBe(3);
+    a.release();
+    a.release(); // once only
+    expect(stamps.size).toBe(3);
+    expect(b.estimate(0)).toBe(fresh(source, 1e6, true)[2]);
+    b.release();
+    expect(stamps.size).toBe(0);
+    // pool 3's path reuses freed ids; its estimate is its own pools', and a change of an old address stales nothing
+    const c = new PathEstimates([{ pools: ['pool2', 'pool3'], mints: ['m2', 'm3', 'm4'] }], stamps, 1e6, true);
+    expect(stamps.size).toBe(2);
+    const want = new PathEstimates([{ pools: ['pool2', 'pool3'], mints: ['m2', 'm3', 'm4'] }], new PoolStamps(() => source), 1e6, true).estimate(0);
+    expect(c.estimate(0)).toBe(want);
+    calls.n = 0;
+    stamps.changed('pool0');
+    stamps.changed('pool1');
+    expect(c.estimate(0)).toBe(want);
+    expect(calls.n).toBe(0);
+    stamps.changed('pool3');
+    c.estimate(0);
+    expect(calls.n).toBe(1);
+  });
+
   it('a path that gives nothing (beyond a pool\'s depth) has no estimate', () => {
     const source = market({ n: 0 }, [1e3, 1e3, 1e3, 1e3, 1e3, 1e3, 1e3, 1e3]);
     const e = new PathEstimates(PATHS, new PoolStamps(() => source), 1e6, false);

@@ -35,33 +35,51 @@ const STAMP_MASK = 0x3fffffff;
 
 /**
  * A dense id per pool address on a watched path and a stamp per id, bumped by `changed` each time
- * the pool at that address changes (a new state, left the graph, entered it again). Ids are kept
- * for the process's life: one map entry and a few array slots per pool address that was ever on a
- * watched path.
+ * the pool at that address changes (a new state, left the graph, entered it again). Ids are
+ * counted by the paths that hold them (acquire / release): an id no path holds any more is
+ * forgotten and given again to the next new address, so the table stays as large as the pools on
+ * live paths.
  */
 export class PoolStamps {
   private readonly ids = new Map<string, number>();
   private readonly addresses: string[] = [];
   private readonly refs: Array<PoolHandle | undefined> = [];
+  /** per id: how many path hops hold it (0: free) */
+  private readonly holders: number[] = [];
+  private readonly free: number[] = [];
   stamps = new Int32Array(256);
 
   constructor(private readonly source: () => PoolSource) {}
 
-  /** the id of the pool address (a new one the first time) */
-  id(address: string): number {
+  /** the id of the pool address (a new one the first time), held once more */
+  acquire(address: string): number {
     let id = this.ids.get(address);
     if (id === undefined) {
-      id = this.addresses.length;
+      id = this.free.pop();
+      if (id === undefined) {
+        id = this.addresses.length;
+        this.addresses.push(address);
+        this.refs.push(undefined);
+        this.holders.push(0);
+        if (id >= this.stamps.length) {
+          const grown = new Int32Array(this.stamps.length * 2);
+          grown.set(this.stamps);
+          this.stamps = grown;
+        }
+      } else this.addresses[id] = address;
       this.ids.set(address, id);
-      this.addresses.push(address);
-      this.refs.push(undefined);
-      if (id >= this.stamps.length) {
-        const grown = new Int32Array(this.stamps.length * 2);
-        grown.set(this.stamps);
-        this.stamps = grown;
-      }
     }
+    this.holders[id]++;
     return id;
+  }
+
+  /** a hold on `id` ends; the last one frees it */
+  release(id: number): void {
+    if (--this.holders[id] > 0) return;
+    this.ids.delete(this.addresses[id]);
+    this.addresses[id] = '';
+    this.refs[id] = undefined;
+    this.free.push(id);
   }
 
   /** the pool at `address` changed: every estimate through it is stale */
@@ -80,9 +98,9 @@ export class PoolStamps {
     return again === undefined ? undefined : source.poolAt(again);
   }
 
-  /** how many pool addresses have an id */
+  /** how many pool addresses have an id (held by some path) */
   get size(): number {
-    return this.addresses.length;
+    return this.ids.size;
   }
 }
 
@@ -113,6 +131,7 @@ export class PathEstimates {
   private readonly atBase: number;
   private readonly mints: ReadonlyArray<readonly string[]>;
   readonly count: number;
+  private released = false;
 
   constructor(
     paths: readonly EstimablePath[],
@@ -137,13 +156,29 @@ export class PathEstimates {
       this.ints[this.atBase + 2 * i + 1] = amountsAt;
       this.ints[at] = n;
       for (let k = 0; k < n; k++) {
-        this.ints[at + 1 + 2 * k] = stamps.id(pools[k]);
+        this.ints[at + 1 + 2 * k] = stamps.acquire(pools[k]);
         this.ints[at + 2 + 2 * k] = -1;
       }
       // the known end of the walk: ExactIn its input, ExactOut its output
       this.nums[amountsAt + (exactIn ? 0 : n)] = amount;
       at += 1 + 2 * n;
       amountsAt += n + 1;
+    }
+  }
+
+  /**
+   * The estimates are discarded: their holds on the pools' ids end (call once, when the owner
+   * drops them; they must not be read after)
+   */
+  release(): void {
+    if (this.released) return;
+    this.released = true;
+    const ints = this.ints;
+    let at = 0;
+    for (let i = 0; i < this.count; i++) {
+      const n = ints[at];
+      for (let k = 0; k < n; k++) this.stamps.release(ints[at + 1 + 2 * k]);
+      at += 1 + 2 * n;
     }
   }
 
