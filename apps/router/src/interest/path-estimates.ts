@@ -2,10 +2,11 @@
  * The float estimates of a tuple's paths (its candidate paths, or its route as a path), kept
  * between the live stream's checks and computed again only for the hops whose pool changed.
  *
- * A check runs after every change of a pool on any of a tuple's paths, and on most of them no
- * path but one changed: what it costs is the test "did any pool of this path change since its
- * estimate". With thousands of tuples that test runs cold (a window's replays have evicted the
- * tuples' records from the caches), so it is laid out to touch little memory:
+ * A check runs after changes of pools on a tuple's paths: a path none of whose pools changed since
+ * its last estimate keeps it, one that changed is walked again. The test "did a pool of this path
+ * change" runs for every path of every check, with thousands of tuples often cold (a window's
+ * replays have evicted the tuples' records from the caches), so it is laid out to touch little
+ * memory:
  *   - every pool on a watched path has a dense id and a stamp (PoolStamps), bumped each time the
  *     pool changes; the stamps of all pools fit in a few kilobytes that stay cached;
  *   - a tuple's paths are one array of small integers (per path: its hop count, then per hop the
@@ -30,7 +31,7 @@ export interface PoolSource {
   poolAt(ref: PoolHandle): Pool | undefined;
 }
 
-/** stamps wrap below 2^30 (small integers, kept untagged in a plain array) and are never negative: -1 is "never estimated" */
+/** stamps wrap below 2^30 (small integers: a plain array keeps them unboxed) and are never negative: -1 is "never estimated" */
 const STAMP_MASK = 0x3fffffff;
 
 /**
@@ -47,6 +48,7 @@ export class PoolStamps {
   /** per id: how many path hops hold it (0: free) */
   private readonly holders: number[] = [];
   private readonly free: number[] = [];
+  /** per id, its stamp (PathEstimates reads it directly; grown, so read through this field) */
   stamps = new Int32Array(256);
 
   constructor(private readonly source: () => PoolSource) {}
