@@ -127,17 +127,23 @@ function recordHead(t: QuoteTuple): string {
   return `${HEAD_OPEN}${t.in}","out":"${t.out}","amount":"${t.amount}","exactIn":${t.exactIn}},`;
 }
 
+/** `at` + piece's length when `text` has `piece` at `at`, else -1 (also when `at` is already -1) */
+function follows(text: string, piece: string, at: number): number {
+  return at >= 0 && text.startsWith(piece, at) ? at + piece.length : -1;
+}
+
 /**
  * The length of recordHead(t) when `text` starts with it, else -1: compared piece by piece in
- * place (the stream reads one record per push; no head string is built for it)
+ * place (the stream reads one record per push; nothing is built for the comparison)
  */
 function headLength(text: string, t: QuoteTuple): number {
-  let at = 0;
-  for (const piece of [HEAD_OPEN, t.in, '","out":"', t.out, '","amount":"', t.amount, t.exactIn ? '","exactIn":true},' : '","exactIn":false},']) {
-    if (!text.startsWith(piece, at)) return -1;
-    at += piece.length;
-  }
-  return at;
+  let at = follows(text, HEAD_OPEN, 0);
+  at = follows(text, t.in, at);
+  at = follows(text, '","out":"', at);
+  at = follows(text, t.out, at);
+  at = follows(text, '","amount":"', at);
+  at = follows(text, t.amount, at);
+  return follows(text, t.exactIn ? '","exactIn":true},' : '","exactIn":false},', at);
 }
 
 export function encodeQuotesChanged(q: QuotesChanged): Buffer {

@@ -54,7 +54,7 @@ import { DEFAULT_INTEREST_TTL_MS, InterestRegistry, MAX_INTEREST_TTL_MS, type In
 import { positionsSince } from './interest-window';
 import { aggregatorFeeOf, charge, feeBpsFor, findBestNetRoute, type FeeSchedule } from '../quote/aggregator-fee';
 import { impactBps, quoteFields } from './quote-fields';
-import { PathEstimates, PoolStamps } from './path-estimates';
+import { PathEstimates, PoolStamps, type EstimablePath } from './path-estimates';
 import { planReplay, PoolGoneError, replayQuote, type ReplayMemo, type ReplayPlan, type RouteQuote } from './route-replay';
 
 /** bursts of pool changes are coalesced into one recompute after this long */
@@ -817,6 +817,11 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     w.queuedBy = undefined;
   }
 
+  /** float estimates of these paths for the tuple's amount and mode */
+  private estimates(w: Watched, paths: readonly EstimablePath[]): PathEstimates {
+    return new PathEstimates(paths, this.poolStamps, Number(w.amount), w.mode === 'ExactIn');
+  }
+
   /** the route's estimate: a single path's float guide, a split's last exact amounts (`quote`: the last quote) */
   private routeEstimate(w: Watched, quote: QuotesChanged | undefined = w.last): number | undefined {
     const r = w.route;
@@ -848,8 +853,11 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
       if (!(e instanceof RouteError)) throw e;
     }
     w.cands = cands;
-    w.candEst.release();
-    w.candEst = new PathEstimates(cands, this.poolStamps, Number(w.amount), w.mode === 'ExactIn');
+    // the new estimates take their pools' ids before the old ones give theirs back: the ids of the
+    // pools both have stay as they are
+    const before = w.candEst;
+    w.candEst = this.estimates(w, cands);
+    before.release();
     // set against the route by adopt, below
     w.candRatio = new Array<number>(cands.length).fill(NaN);
     this.checks.delete(w.key);
@@ -871,18 +879,18 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     let q: QuotesChanged;
     w.memo = [];
     w.route = route;
-    w.routeEst?.release();
+    const routeBefore = w.routeEst;
     if (route) {
       w.plan = planReplay(route);
-      w.routeEst = w.plan.single
-        ? new PathEstimates([{ pools: route.hops.map((h) => h.pool.address), mints: [route.inputMint, ...route.hops.map((h) => h.outputMint)] }], this.poolStamps, Number(w.amount), w.mode === 'ExactIn')
-        : undefined;
+      w.routeEst = w.plan.single ? this.estimates(w, [{ pools: route.hops.map((h) => h.pool.address), mints: [route.inputMint, ...route.hops.map((h) => h.outputMint)] }]) : undefined;
       q = this.quote(w, route.amountIn, route.amountOut, quoteFields(route, w.plan.single));
     } else {
       w.plan = undefined;
       w.routeEst = undefined;
       q = { tuple: w.tuple, amountOut: '0', amountIn: '0', priceImpactBps: 0, hops: 0, slot: projection.slot, error };
     }
+    // after the new route's estimates took their ids (see search)
+    routeBefore?.release();
     const routeDeps = new Set(route ? route.hops.map((h) => h.pool.address) : []);
     // a route pool's change is a replay; its candidate entry would only add a check
     const cand = new Set<string>();

@@ -196,20 +196,11 @@ export class PathEstimates {
    * before the next call.
    */
   all(): readonly number[] {
-    const ints = this.ints;
-    const stamps = this.stamps.stamps;
-    let at = 0;
-    for (let i = 0; i < this.count; i++) {
-      const n = ints[at];
-      let k = 0;
-      while (k < n && stamps[ints[at + 1 + 2 * k]] === ints[at + 2 + 2 * k]) k++;
-      if (k < n) this.refresh(i);
-      at += 1 + 2 * n;
-    }
+    for (let i = 0; i < this.count; i++) this.refresh(i);
     return this.nums;
   }
 
-  /** path i estimated again from its first hop whose pool changed */
+  /** path i's estimate: kept when none of its pools changed, else walked again from its first changed hop */
   private refresh(i: number): number {
     const ints = this.ints;
     const stamps = this.stamps.stamps;
