@@ -158,10 +158,13 @@ export abstract class TransferFeeQuoting {
   }
 
   approxOut(inputMint: string, amountIn: number): number {
+    // no fee on either mint: the swap's own guide (the route search calls this per edge per step)
+    if (this.transferFeeA === null && this.transferFeeB === null) return this.rawApproxOut(inputMint, amountIn);
     return this.rawApproxOut(inputMint, amountIn * transferKeep(this.feeIn(inputMint))) * transferKeep(this.feeOut(inputMint));
   }
 
   approxIn(inputMint: string, amountOut: number): number {
+    if (this.transferFeeA === null && this.transferFeeB === null) return this.rawApproxIn(inputMint, amountOut);
     return this.rawApproxIn(inputMint, amountOut / transferKeep(this.feeOut(inputMint))) / transferKeep(this.feeIn(inputMint));
   }
 }

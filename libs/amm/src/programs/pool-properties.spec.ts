@@ -5,6 +5,8 @@
  *  - no value created (a round trip A -> B -> A never returns more A than it took);
  *  - ExactOut asks at least the input ExactIn needs for that output (that input buys it);
  *  - fees never negative.
+ * And the float guides (approxOut / approxIn, what the route search and the stream's checks rank
+ * paths by) follow the exact quotes, transfer fees included.
  * Amounts where a quote fails (PoolQuoteError) are skipped; anything else thrown fails the test.
  */
 import * as fs from 'node:fs';
@@ -295,5 +297,45 @@ describe.each(POOLS)('%s: the four properties', (_name, pool) => {
         runs,
       );
     }
+  });
+
+});
+
+// transfer fees whose maximum never binds (the guides ignore the maximum)
+const WIDE: Fees = { a: { bps: 150, maximumFee: 2n ** 64n - 1n }, b: { bps: 40, maximumFee: 2n ** 64n - 1n } };
+const GUIDED: [string, Pool][] = [
+  ['Raydium CPMM', cpmm(NONE)],
+  ['Raydium CPMM + transfer fees', cpmm(WIDE)],
+  ['Raydium AMM v4', ammV4()],
+  ['Raydium CLMM', clmm(NONE)],
+  ['Raydium CLMM + transfer fees', clmm(WIDE)],
+  ['Orca Whirlpool', whirlpool(NONE)],
+  ['Orca Whirlpool + transfer fees', whirlpool(WIDE)],
+  ['PumpSwap', pumpAmm(NONE)],
+  ['PumpSwap + transfer fees', pumpAmm(WIDE)],
+  ['pump.fun', pumpFun()],
+];
+
+describe.each(GUIDED)('%s: the float guides', (_name, pool) => {
+  it('follow the exact quotes, transfer fees included (what the route search and the checks rank paths by)', () => {
+    let compared = 0;
+    for (const m of [pool.mintA, pool.mintB]) {
+      const out = otherMint(pool, m);
+      // away from unit rounding, and from the end of the pool's reach where the curve is steep
+      const top = Math.log10(Math.min(pool.reserve(m), 1e18) / 200);
+      if (!(top > 5)) continue;
+      fc.assert(
+        fc.property(fc.double({ min: 5, max: top, noNaN: true }), (e) => {
+          const q = tryQuote(() => pool.quoteExactIn(m, BigInt(Math.floor(10 ** e))));
+          if (!q || q.amountOut < 100_000n || Number(q.amountOut) > pool.reserve(out) / 100) return;
+          compared++;
+          // far closer than the smallest transfer fee here (40 bps): a guide that missed one fails
+          expect(Math.abs(pool.approxOut(m, Number(q.amountIn)) / Number(q.amountOut) - 1)).toBeLessThan(0.002);
+          expect(Math.abs(pool.approxIn(m, Number(q.amountOut)) / Number(q.amountIn) - 1)).toBeLessThan(0.002);
+        }),
+        { numRuns: 300 },
+      );
+    }
+    expect(compared).toBeGreaterThan(50);
   });
 });

@@ -45,6 +45,8 @@ export interface FlowEdge {
   /** float flow: input of the edge (from-token units) and its output (to-token units) */
   x: number;
   y: number;
+  /** ExactIn: an output this edge cannot reach (just under the pool's reserve of `to`; read once, as the pool does not change during a search) */
+  cap: number;
 }
 
 export interface FlowGraph {
@@ -220,7 +222,8 @@ export function buildFlowGraph(candidates: readonly CandidatePath[], amount: num
         chosen.add(sc.q);
       }
     }
-    for (const pool of chosen) edges.push({ pool, from: rank[p.from], to: rank[p.to], x: 0, y: 0 });
+    const toMint = names[p.to];
+    for (const pool of chosen) edges.push({ pool, from: rank[p.from], to: rank[p.to], x: 0, y: 0, cap: pool.reserve(toMint) * (1 - 1e-9) });
   };
   for (const p of pairList) addPools(p, perPair);
   for (const p of linkPairs) {
@@ -259,7 +262,7 @@ function bestAddIn(g: FlowGraph, a: number, s: Scratch): number {
       const e = g.edges[ei];
       const out = e.pool.approxOut(from, e.x + b);
       // a pool pushed to the end of its liquidity cannot fill exactly: not a candidate
-      if (!(out < e.pool.reserve(g.mints[e.to]) * (1 - 1e-9))) continue;
+      if (!(out < e.cap)) continue;
       const gain = out - e.y;
       if (gain > best[e.to]) {
         best[e.to] = gain;
