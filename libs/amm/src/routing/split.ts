@@ -61,9 +61,16 @@ export interface FlowGraph {
 /** parallel pools between two mints, as the graph lists them (callers cache per topology) */
 export type PairPools = (from: string, to: string) => readonly Pool[];
 
+/** n empty lists (a loop: Array.from with a length object costs more than the lists) */
+function lists(n: number): number[][] {
+  const l: number[][] = [];
+  for (let i = 0; i < n; i++) l.push([]);
+  return l;
+}
+
 /** the longest chain (in edges) of the directed graph, or -1 when it has a cycle */
 function longestChain(n: number, pairs: Iterable<{ from: number; to: number }>): number {
-  const adj: number[][] = Array.from({ length: n }, () => []);
+  const adj: number[][] = lists(n);
   const indeg = new Int32Array(n);
   for (const { from, to } of pairs) {
     adj[from].push(to);
@@ -106,25 +113,39 @@ export function buildFlowGraph(candidates: readonly CandidatePath[], amount: num
     }
     return i;
   };
-  /** pair key → [from, to, float amount the pair sees, the candidate's own pool] */
-  const pairs = new Map<string, { from: number; to: number; amount: number; pools: Set<Pool> }>();
+  // every mint met gets a small number (kept when a path is left out, unlike the graph's ids), so
+  // pairs and token paths are keyed by numbers and short strings, not by joined addresses
+  const numbers = new Map<string, number>();
+  const num = (m: string): number => {
+    let k = numbers.get(m);
+    if (k === undefined) {
+      k = numbers.size;
+      numbers.set(m, k);
+    }
+    return k;
+  };
+  /** pair (from × 2^21 + to, by mint number: a search's candidates hold a few hundred mints, far under 2^21) → graph ids, the float amount the pair sees, the candidates' pools */
+  const pairs = new Map<number, { from: number; to: number; amount: number; pools: Set<Pool> }>();
+  const pairKey = (a: string, b: string): number => num(a) * 2_097_152 + num(b);
   const seenPaths = new Set<string>();
   let paths = 0;
   for (const c of candidates) {
     if (paths >= maxPaths) break;
-    const key = c.mints.join('>');
+    // the token path: two UTF-16 units per mint number
+    let key = '';
+    for (const m of c.mints) key += String.fromCharCode(num(m) & 0xffff, num(m) >>> 16);
     if (seenPaths.has(key)) {
       // another pool sequence over the same tokens: its pools join the pairs
-      for (let i = 0; i < c.pools.length; i++) pairs.get(`${c.mints[i]}>${c.mints[i + 1]}`)?.pools.add(c.pools[i]);
+      for (let i = 0; i < c.pools.length; i++) pairs.get(pairKey(c.mints[i], c.mints[i + 1]))?.pools.add(c.pools[i]);
       continue;
     }
     // float amounts along the path at the candidate's size
     const amounts: number[] = [mode === 'ExactIn' ? amount : c.estimate];
     for (let i = 0; i < c.pools.length; i++) amounts.push(c.pools[i].approxOut(c.mints[i], amounts[i]));
     const before = names.length;
-    const added: string[] = [];
+    const added: number[] = [];
     for (let i = 0; i < c.pools.length; i++) {
-      const k = `${c.mints[i]}>${c.mints[i + 1]}`;
+      const k = pairKey(c.mints[i], c.mints[i + 1]);
       const p = pairs.get(k);
       if (p) {
         p.amount = Math.max(p.amount, amounts[i]);
@@ -150,7 +171,7 @@ export function buildFlowGraph(candidates: readonly CandidatePath[], amount: num
 
   // topological order (Kahn; ties by first appearance, so the input mint comes first)
   const n = names.length;
-  const adj: number[][] = Array.from({ length: n }, () => []);
+  const adj: number[][] = lists(n);
   const indeg = new Int32Array(n);
   for (const p of pairs.values()) {
     adj[p.from].push(p.to);
@@ -176,7 +197,7 @@ export function buildFlowGraph(candidates: readonly CandidatePath[], amount: num
   // hop limit: a link i → j makes chains of (longest chain into i) + 1 + (longest chain out of j)
   const into = new Int32Array(n);
   const outOf = new Int32Array(n);
-  const byRank: number[][] = Array.from({ length: n }, () => []);
+  const byRank: number[][] = lists(n);
   for (const p of pairs.values()) byRank[rank[p.from]].push(rank[p.to]);
   const chains = (): void => {
     into.fill(0);
@@ -232,8 +253,8 @@ export function buildFlowGraph(candidates: readonly CandidatePath[], amount: num
   }
   edges.sort((a, b) => a.from - b.from || a.to - b.to);
   if (edges.length < 2) return null;
-  const outs: number[][] = Array.from({ length: n }, () => []);
-  const ins: number[][] = Array.from({ length: n }, () => []);
+  const outs: number[][] = lists(n);
+  const ins: number[][] = lists(n);
   edges.forEach((e, i) => {
     outs[e.from].push(i);
     ins[e.to].push(i);
