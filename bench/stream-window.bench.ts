@@ -52,7 +52,7 @@ export async function bench(): Promise<BenchSection[]> {
   await projections.onModuleInit();
   await projections.whenReady();
   const svc = new InterestService(log, projections, loadConfig({ DATA_DIR: dir }));
-  await svc.onModuleInit();
+  await svc.start();
   const internals = svc as unknown as { watched: Map<string, unknown>; urgent: Set<string>; replays: Set<string>; nextReplays: Set<string>; checks: Set<string>; searches: Set<string> };
   const idle = () => internals.urgent.size + internals.replays.size + internals.nextReplays.size + internals.checks.size + internals.searches.size === 0;
   const waitIdle = async (ms: number) => {
@@ -107,7 +107,7 @@ export async function bench(): Promise<BenchSection[]> {
   svc.pushObserver = null;
   const cpu = cpuUse(cpu0, cpuSnapshot());
   clearInterval(leasing);
-  await svc.onModuleDestroy();
+  await svc.close();
   await projections.onModuleDestroy();
   await writer.close();
   await log.close();

@@ -96,7 +96,7 @@ export class InterestHost implements OnModuleInit, OnModuleDestroy {
     const count = this.workerCount;
     if (count === 0) {
       this.inline = new InterestService(this.log, this.projections, this.config);
-      await this.inline.onModuleInit();
+      await this.inline.start();
       return;
     }
     await this.log.ensureTopic(TOPICS.quotesChanged);
@@ -108,7 +108,7 @@ export class InterestHost implements OnModuleInit, OnModuleDestroy {
     this.closing = true;
     for (const t of this.restarts) clearTimeout(t);
     this.restarts.clear();
-    if (this.inline) return this.inline.onModuleDestroy();
+    if (this.inline) return this.inline.close();
     await Promise.all(this.shards.map((s) => this.stop(s)));
     await this.appending.catch(() => undefined);
   }

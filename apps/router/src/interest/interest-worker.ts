@@ -85,7 +85,7 @@ async function main(): Promise<void> {
     }
     else if (m.type === 'close') {
       void (async () => {
-        await interest.onModuleDestroy();
+        await interest.close();
         await projections.onModuleDestroy();
         await log.close();
         port.close();
@@ -93,7 +93,7 @@ async function main(): Promise<void> {
     }
   });
   await projections.onModuleInit();
-  await interest.onModuleInit();
+  await interest.start();
   post({ type: 'ready' });
 }
 

@@ -89,7 +89,7 @@ describe('InterestService debounce', () => {
     await projections.onModuleInit();
     await projections.whenReady();
     svc = new InterestService(log, projections, loadConfig({ DATA_DIR: dir }));
-    await svc.onModuleInit();
+    await svc.start();
     const mints = (projections.projection.tokens() as Array<{ mint: string; pools: number }>).filter((t) => t.pools > 0).map((t) => t.mint);
     tuples = [];
     for (let i = 1; i < mints.length && tuples.length < 12; i++) tuples.push({ in: mints[0], out: mints[i], amount: String(10 ** (4 + (i % 4))), exactIn: i % 3 !== 0 });
@@ -99,7 +99,7 @@ describe('InterestService debounce', () => {
   });
 
   afterAll(async () => {
-    await svc.onModuleDestroy();
+    await svc.close();
     await projections.onModuleDestroy();
     await writer.close();
     await log.close();

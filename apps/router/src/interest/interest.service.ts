@@ -40,15 +40,14 @@
  * the last INTEREST_REPLAY_MS (positionsSince: a binary search by append time), not at the
  * beginning of the topic; after catching up only the live interest remains and gets its quotes.
  */
-import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { Logger } from '@nestjs/common';
 import { PoolQuoteError, type Pool } from '../../../../libs/amm/src/pool';
 import { evaluatePath, findCandidatePaths, RouteError, type Route, type SwapMode } from '../../../../libs/amm/src/routing/route-search';
 import type { AppConfig } from '../../../../libs/config/src/config';
-import { APP_CONFIG } from '../../../../libs/config/src/config.module';
 import { ContractError } from '../../../../libs/contracts/src/errors';
 import { decodeQuoteInterest, encodeQuotesChanged, sameQuote, tupleKey, type QuotesChanged, type QuoteTuple } from '../../../../libs/contracts/src/stream';
 import { TOPICS } from '../../../../libs/contracts/src/topics';
-import { LOG_PORT, type LogMessage, type LogPort, type LogRecord, type Positions, type Subscription } from '../../../../libs/log/src/log.port';
+import { type LogMessage, type LogPort, type LogRecord, type Positions, type Subscription } from '../../../../libs/log/src/log.port';
 import { ProjectionService } from '../projection/projection.service';
 import { DEFAULT_INTEREST_TTL_MS, InterestRegistry, MAX_INTEREST_TTL_MS, type InterestChange } from './interest-registry';
 import { positionsSince } from './interest-window';
@@ -199,8 +198,11 @@ export interface InterestStats {
   prewarmed: number;
 }
 
-@Injectable()
-export class InterestService implements OnModuleInit, OnModuleDestroy {
+/**
+ * Not a Nest provider: InterestHost runs it on the main thread or in its workers (interest-worker),
+ * constructing it on their log connection and projection, and calls start / close.
+ */
+export class InterestService {
   private readonly logger = new Logger('InterestService');
   /** the aggregator fee the pushed amounts include, as the REST quote's (null: none) */
   private readonly fee: FeeSchedule | null;
@@ -277,15 +279,16 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
   private closed = false;
 
   constructor(
-    @Inject(LOG_PORT) private readonly log: LogPort,
+    private readonly log: LogPort,
     private readonly projections: ProjectionService,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly config: AppConfig,
     private readonly shard: { index: number; count: number } = { index: 0, count: 1 },
   ) {
     this.fee = aggregatorFeeOf(config);
   }
 
-  async onModuleInit(): Promise<void> {
+  /** reads quote-interest and follows the projection's pool changes from now on */
+  async start(): Promise<void> {
     await this.log.ensureTopic(TOPICS.quoteInterest);
     await this.log.ensureTopic(TOPICS.quotesChanged);
     this.projections.onPoolsChanged((changed, _slot, appendedAtMs, changedAt) => this.onPoolsChanged(changed, appendedAtMs, changedAt));
@@ -301,7 +304,8 @@ export class InterestService implements OnModuleInit, OnModuleDestroy {
     void this.projections.whenReady().then(() => this.schedule(Date.now()));
   }
 
-  async onModuleDestroy(): Promise<void> {
+  /** stops reading and computing; resolves once what was handed to the log is written */
+  async close(): Promise<void> {
     this.closed = true;
     this.timer?.cancel();
     if (this.catchUp) clearTimeout(this.catchUp.timer);
