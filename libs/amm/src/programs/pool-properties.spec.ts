@@ -174,18 +174,23 @@ function pumpFun(): Pool {
   });
 }
 
-const POOLS: [string, Pool][] = [
-  ['Raydium CPMM', cpmm(NONE)],
-  ['Raydium CPMM + transfer fees', cpmm(BOTH)],
-  ['Raydium AMM v4', ammV4()],
-  ['Raydium CLMM', clmm(NONE)],
-  ['Raydium CLMM + transfer fees', clmm(BOTH)],
-  ['Orca Whirlpool', whirlpool(NONE)],
-  ['Orca Whirlpool + transfer fees', whirlpool(BOTH)],
-  ['PumpSwap', pumpAmm(NONE)],
-  ['PumpSwap + transfer fees', pumpAmm(BOTH)],
-  ['pump.fun', pumpFun()],
-];
+/** one pool of every program, and a twin with `fees` on both mints where the program can hold Token-2022 mints */
+function everyProgram(fees: Fees): [string, Pool][] {
+  return [
+    ['Raydium CPMM', cpmm(NONE)],
+    ['Raydium CPMM + transfer fees', cpmm(fees)],
+    ['Raydium AMM v4', ammV4()],
+    ['Raydium CLMM', clmm(NONE)],
+    ['Raydium CLMM + transfer fees', clmm(fees)],
+    ['Orca Whirlpool', whirlpool(NONE)],
+    ['Orca Whirlpool + transfer fees', whirlpool(fees)],
+    ['PumpSwap', pumpAmm(NONE)],
+    ['PumpSwap + transfer fees', pumpAmm(fees)],
+    ['pump.fun', pumpFun()],
+  ];
+}
+
+const POOLS = everyProgram(BOTH);
 
 function tryQuote(f: () => HopQuote): HopQuote | null {
   try {
@@ -298,23 +303,11 @@ describe.each(POOLS)('%s: the four properties', (_name, pool) => {
       );
     }
   });
-
 });
 
 // transfer fees whose maximum never binds (the guides ignore the maximum)
 const WIDE: Fees = { a: { bps: 150, maximumFee: 2n ** 64n - 1n }, b: { bps: 40, maximumFee: 2n ** 64n - 1n } };
-const GUIDED: [string, Pool][] = [
-  ['Raydium CPMM', cpmm(NONE)],
-  ['Raydium CPMM + transfer fees', cpmm(WIDE)],
-  ['Raydium AMM v4', ammV4()],
-  ['Raydium CLMM', clmm(NONE)],
-  ['Raydium CLMM + transfer fees', clmm(WIDE)],
-  ['Orca Whirlpool', whirlpool(NONE)],
-  ['Orca Whirlpool + transfer fees', whirlpool(WIDE)],
-  ['PumpSwap', pumpAmm(NONE)],
-  ['PumpSwap + transfer fees', pumpAmm(WIDE)],
-  ['pump.fun', pumpFun()],
-];
+const GUIDED = everyProgram(WIDE);
 
 describe.each(GUIDED)('%s: the float guides', (_name, pool) => {
   it('follow the exact quotes, transfer fees included (what the route search and the checks rank paths by)', () => {
