@@ -80,6 +80,8 @@ function tokenOrder(route: Route): string[] {
 
 /** divide `total` in proportion to `weights` (floor each, remainder to the largest weight) */
 export function divideLike(total: bigint, weights: readonly bigint[]): bigint[] {
+  // one share takes it all (a token with one hop: most tokens of a split)
+  if (weights.length === 1) return [total];
   let sum = 0n;
   for (const w of weights) sum += w;
   if (sum === 0n) {
@@ -372,7 +374,8 @@ export function replayQuote(route: Route, amount: bigint, poolAt: PoolLookup, pl
  */
 function mainPathHops(plan: ReplayPlan, took: readonly (bigint | undefined)[], shares: readonly number[]): number {
   const { from, to } = plan;
-  const seen = new Set<number>([plan.inputAt]);
+  // token positions reached (a route has a few tokens: a list, not a set)
+  const seen: number[] = [plan.inputAt];
   let at = plan.inputAt;
   let hops = 0;
   const next: number[] = [];
@@ -391,13 +394,13 @@ function mainPathHops(plan: ReplayPlan, took: readonly (bigint | undefined)[], s
     let best = -1;
     let bestShare = -1;
     for (let k = 0; k < next.length; k++) {
-      if (sum[k] > bestShare && !seen.has(next[k])) {
+      if (sum[k] > bestShare && !seen.includes(next[k])) {
         best = next[k];
         bestShare = sum[k];
       }
     }
     if (best < 0) break;
-    seen.add(best);
+    seen.push(best);
     at = best;
     hops++;
   }
