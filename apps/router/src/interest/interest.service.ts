@@ -53,7 +53,7 @@ import { DEFAULT_INTEREST_TTL_MS, InterestRegistry, MAX_INTEREST_TTL_MS, type In
 import { positionsSince } from './interest-window';
 import { aggregatorFeeOf, charge, feeBpsFor, findBestNetRoute, type FeeSchedule } from '../quote/aggregator-fee';
 import { impactBps, quoteFields } from './quote-fields';
-import { PathEstimates, PoolStamps, type EstimablePath } from './path-estimates';
+import { NO_PATHS, PathEstimates, PoolStamps, type EstimablePath } from './path-estimates';
 import { planReplay, PoolGoneError, replayQuote, type ReplayMemo, type ReplayPlan, type RouteQuote } from './route-replay';
 
 /** bursts of pool changes are coalesced into one recompute after this long */
@@ -118,8 +118,6 @@ class CandidatePath {
   ) {}
 }
 
-/** the estimates of no paths (a tuple before its first search) */
-const NO_PATHS = new PathEstimates([], new PoolStamps(() => ({ poolRef: () => undefined, poolAt: () => undefined })), 0, true);
 
 class Watched {
   readonly amount: bigint;

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import type { Pool } from '../../../../libs/amm/src/pool';
-import { PathEstimates, PoolStamps, type PoolHandle, type PoolSource } from './path-estimates';
+import { NO_PATHS, PathEstimates, PoolStamps, type PoolHandle, type PoolSource } from './path-estimates';
 
 /** a constant-product pool between two mints (what the estimates read of a pool: approxOut / approxIn) */
 class FakePool {
@@ -173,5 +173,14 @@ describe('PathEstimates', () => {
     const e = new PathEstimates(PATHS, new PoolStamps(() => source), 1e6, false);
     expect(PATHS.map((_, i) => e.estimate(i))).toEqual([undefined, undefined, undefined, undefined]);
     expect(e.all().slice(0, e.count).every((x) => Number.isNaN(x))).toBe(true);
+  });
+
+  it('the shared estimates of no paths hold nothing and read no pool (their source throws when read)', () => {
+    expect(NO_PATHS.count).toBe(0);
+    expect(() => NO_PATHS.all()).not.toThrow();
+    // a tuple gives them back when its first search replaces them: any number of times
+    NO_PATHS.release();
+    NO_PATHS.release();
+    expect(NO_PATHS.all().length).toBe(0);
   });
 });

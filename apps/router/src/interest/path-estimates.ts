@@ -232,3 +232,16 @@ export class PathEstimates {
     return (nums[i] = Number.isFinite(a) && a > 0 ? a : NaN);
   }
 }
+
+/**
+ * The estimates of no paths (a tuple before its first search), shared: with no path it holds no
+ * pool id and never reads a pool (its stamp table has no source to read from)
+ */
+export const NO_PATHS = new PathEstimates(
+  [],
+  new PoolStamps(() => {
+    throw new Error('the estimates of no paths read no pool');
+  }),
+  0,
+  true,
+);
