@@ -15,6 +15,7 @@ const RATES = [250, 500, 1000];
 const RUNS = 3;
 
 const median = (l: number[]): number => summarize(l).p50;
+/** whole percent (a function of one argument for map: fmtPct's second is its digits, not map's index) */
 const pct = (x: number): string => fmtPct(x);
 const list = (l: number[], f: (x: number) => string): string => l.map(f).join(', ');
 const ms = (x: number): string => (Number.isNaN(x) ? '–' : `${Math.round(x)}`);

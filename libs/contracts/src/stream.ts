@@ -120,11 +120,15 @@ export function plainQuote(q: QuotesChanged): boolean {
   );
 }
 
+/** the pieces of a record's head around its tuple's fields, as encodeQuotesChanged writes them */
 const HEAD_OPEN = `{"v":${QUOTES_CHANGED_VERSION},"tuple":{"in":"`;
+const HEAD_OUT = '","out":"';
+const HEAD_AMOUNT = '","amount":"';
+const headClose = (exactIn: boolean): string => (exactIn ? '","exactIn":true},' : '","exactIn":false},');
 
 /** the record's text up to its amounts for a tuple: what decodeQuotesChanged expects of a record under its key */
 function recordHead(t: QuoteTuple): string {
-  return `${HEAD_OPEN}${t.in}","out":"${t.out}","amount":"${t.amount}","exactIn":${t.exactIn}},`;
+  return `${HEAD_OPEN}${t.in}${HEAD_OUT}${t.out}${HEAD_AMOUNT}${t.amount}${headClose(t.exactIn)}`;
 }
 
 /** `at` + piece's length when `text` has `piece` at `at`, else -1 (also when `at` is already -1) */
@@ -133,17 +137,17 @@ function follows(text: string, piece: string, at: number): number {
 }
 
 /**
- * The length of recordHead(t) when `text` starts with it, else -1: compared piece by piece in
- * place (the stream reads one record per push; nothing is built for the comparison)
+ * The length of recordHead(t) when `text` starts with it, else -1: its pieces compared in place
+ * (the stream reads one record per push; nothing is built for the comparison)
  */
 function headLength(text: string, t: QuoteTuple): number {
   let at = follows(text, HEAD_OPEN, 0);
   at = follows(text, t.in, at);
-  at = follows(text, '","out":"', at);
+  at = follows(text, HEAD_OUT, at);
   at = follows(text, t.out, at);
-  at = follows(text, '","amount":"', at);
+  at = follows(text, HEAD_AMOUNT, at);
   at = follows(text, t.amount, at);
-  return follows(text, t.exactIn ? '","exactIn":true},' : '","exactIn":false},', at);
+  return follows(text, headClose(t.exactIn), at);
 }
 
 export function encodeQuotesChanged(q: QuotesChanged): Buffer {

@@ -47,7 +47,7 @@ import type { AppConfig } from '../../../../libs/config/src/config';
 import { ContractError } from '../../../../libs/contracts/src/errors';
 import { decodeQuoteInterest, encodeQuotesChanged, sameQuote, tupleKey, type QuotesChanged, type QuoteTuple } from '../../../../libs/contracts/src/stream';
 import { TOPICS } from '../../../../libs/contracts/src/topics';
-import { type LogMessage, type LogPort, type LogRecord, type Positions, type Subscription } from '../../../../libs/log/src/log.port';
+import type { LogMessage, LogPort, LogRecord, Positions, Subscription } from '../../../../libs/log/src/log.port';
 import { ProjectionService } from '../projection/projection.service';
 import { DEFAULT_INTEREST_TTL_MS, InterestRegistry, MAX_INTEREST_TTL_MS, type InterestChange } from './interest-registry';
 import { positionsSince } from './interest-window';
@@ -117,7 +117,6 @@ class CandidatePath {
     readonly mints: string[],
   ) {}
 }
-
 
 class Watched {
   readonly amount: bigint;
@@ -897,16 +896,15 @@ export class InterestService {
     // a route pool's change is a replay; its candidate entry would only add a check
     const cand = new Set<string>();
     for (const c of w.cands) for (const p of c.pools) if (!routeDeps.has(p)) cand.add(p);
+    const estimates = w.candEst.all();
     if (route) {
       const current = this.routeEstimate(w, q);
-      const estimates = w.candEst.all();
       for (let i = 0; i < w.candEst.count; i++) {
         const e = estimates[i];
         w.candRatio[i] = current === undefined || e !== e ? 1 : estimateRatio(w.mode, e, current);
       }
     } else {
       // without a route: each candidate's own estimate now (0: none), what checkWithoutRoute compares with
-      const estimates = w.candEst.all();
       for (let i = 0; i < w.candEst.count; i++) w.candRatio[i] = estimates[i] === estimates[i] ? estimates[i] : 0;
     }
     this.index(this.byRoutePool, w.key, w.routeDeps, routeDeps);
