@@ -2,7 +2,10 @@
  * Log adapters: append and read throughput (records/s) through the LogPort.
  *
  * embedded: a fresh data directory in the OS temp dir, batches of 1,000 records of ~600 bytes
- *           (the size of a pool-updates record of a CPMM pool), synchronous=NORMAL (the default).
+ *           (the size of a pool-updates record of a CPMM pool), synchronous=NORMAL (the default);
+ *           and the latency of paced appends (as a router publishing quotes: a batch every few
+ *           milliseconds), with the WAL checkpoints in the background worker (the default) and
+ *           inline in the append that reaches SQLite's threshold, runs alternated.
  * kafka:    the kafka adapter against librdkafka's in-memory mock cluster (the same harness as the
  *           contract suite). The mock is not a broker on disk: its figures measure the adapter and
  *           the protocol round trips, not Kafka's storage. Skipped (and said so) when the mock
@@ -15,7 +18,7 @@ import { EmbeddedLog } from '../libs/log/src/embedded/embedded-log';
 import { KafkaLog } from '../libs/log/src/kafka/kafka-log';
 import type { LogMessage, LogPort, Positions } from '../libs/log/src/log.port';
 import { startKafkaMock, kafkaMockUnavailableReason } from '../test/support/kafka-mock';
-import { fmtRate, verdict, type BenchRow, type BenchSection } from './harness';
+import { fmtMs, fmtRate, summarize, verdict, type BenchRow, type BenchSection } from './harness';
 
 const RECORD_BYTES = 600;
 const BATCH = 1000;
@@ -60,6 +63,34 @@ async function measure(log: LogPort, topic: string, total: number): Promise<{ ap
   return { append: total / appendS, read: read / readS, singles: singles / singleS };
 }
 
+/** paced appends: PACED_BATCHES batches of PACED_RECORDS records of PACED_BYTES, one every PACED_GAP_MS */
+const PACED_BATCHES = 1_500;
+const PACED_RECORDS = 200;
+const PACED_BYTES = 300;
+const PACED_GAP_MS = 4;
+const PACED_RUNS = 2;
+
+/** each paced append's time until acknowledged (ms), on a fresh data directory */
+async function pacedAppends(backgroundCheckpoints: boolean): Promise<number[]> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-log-paced-'));
+  const log = new EmbeddedLog({ dataDir: dir, backgroundCheckpoints });
+  const batch = Array.from({ length: PACED_RECORDS }, (_, i) => ({ key: `tuple-${i}`, value: Buffer.alloc(PACED_BYTES, i % 251) }));
+  const took: number[] = [];
+  try {
+    await log.ensureTopic('paced');
+    for (let i = 0; i < PACED_BATCHES; i++) {
+      const t = performance.now();
+      await log.append('paced', batch);
+      took.push(performance.now() - t);
+      await new Promise((r) => setTimeout(r, PACED_GAP_MS));
+    }
+  } finally {
+    await log.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  return took;
+}
+
 export async function bench(): Promise<BenchSection[]> {
   const rows: BenchRow[] = [];
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-log-'));
@@ -79,6 +110,22 @@ export async function bench(): Promise<BenchSection[]> {
   } finally {
     await embedded.close();
     fs.rmSync(dir, { recursive: true, force: true });
+  }
+  const paced = { background: [] as number[], inline: [] as number[] };
+  for (let run = 0; run < PACED_RUNS; run++) {
+    paced.background.push(...(await pacedAppends(true)));
+    paced.inline.push(...(await pacedAppends(false)));
+  }
+  for (const [setting, label] of [['background', 'checkpoints in the background worker (default)'], ['inline', 'checkpoints inline (SQLite default)']] as const) {
+    const t = summarize(paced[setting]);
+    const over = paced[setting].filter((x) => x > 5);
+    rows.push({
+      metric: `embedded append latency, paced batches, ${label}`,
+      value: `p50 ${fmtMs(t.p50)}, p99 ${fmtMs(t.p99)}, max ${fmtMs(t.max)}`,
+      notes:
+        `${t.n.toLocaleString('en-US')} appends of ${PACED_RECORDS} records of ${PACED_BYTES} B, each ${PACED_GAP_MS} ms after the last was acknowledged (SQLite's threshold of 1,000 pages is reached about every 60 appends), ${PACED_RUNS} runs alternated; ` +
+        `${over.length} took over 5 ms, ${fmtMs(over.reduce((a, b) => a + b, 0))} in all: time an appending thread's event loop is held`,
+    });
   }
 
   const unavailable = kafkaMockUnavailableReason();

@@ -53,6 +53,10 @@ import type {
   SubscribeOptions,
   Subscription,
 } from '../log.port';
+import { walCheckpointer } from './wal-checkpointer';
+
+/** what a record costs in the WAL beyond its key and value (row header, offset, timestamp), roughly */
+const ROW_OVERHEAD_BYTES = 24;
 
 export interface EmbeddedLogOptions {
   dataDir: string;
@@ -62,7 +66,12 @@ export interface EmbeddedLogOptions {
   synchronous?: 'NORMAL' | 'FULL';
   /** how long a writer waits for a lock held by another process; default 5000 ms */
   busyTimeoutMs?: number;
-  /** where a failed subscription reports when it has no onError of its own; default console.error */
+  /**
+   * WAL checkpoints of the topic files in a worker thread of the process instead of inside the
+   * append that reaches SQLite's threshold (see wal-checkpointer.ts); default true
+   */
+  backgroundCheckpoints?: boolean;
+  /** where a failed subscription (and a failed background checkpoint) reports when it has no onError of its own; default console.error */
   onError?: (error: Error, context: { topic: string; groupId?: string }) => void;
 }
 
@@ -176,11 +185,21 @@ export class TopicStore {
   private readonly dataVersion: Database.Statement;
   private readonly appendTx: (messages: LogMessage[], ts: number) => number;
 
+  /**
+   * its WAL checkpoints run in the process's checkpoint worker (see wal-checkpointer.ts); false:
+   * inline, SQLite's default; undefined: nothing appended yet (a store only read from starts no worker)
+   */
+  private background: boolean | undefined = undefined;
+  /** hands the file's checkpoints to the worker (false: none runs, or they stay inline) */
+  private readonly checkpointsInBackground: () => boolean;
+  private released = false;
+
   constructor(
     readonly topic: string,
     readonly file: string,
     synchronous: 'NORMAL' | 'FULL',
     busyTimeoutMs: number,
+    checkpoints: { background: boolean; onError: (error: Error) => void } = { background: false, onError: () => {} },
   ) {
     this.db = openDatabase(file, synchronous, busyTimeoutMs, (db) => {
       db.exec(
@@ -221,12 +240,20 @@ export class TopicStore {
     });
     // IMMEDIATE: take the write lock before reading max(offset), so two writers never collide.
     this.appendTx = (messages, ts) => tx.immediate(messages, ts);
+    this.checkpointsInBackground = () => checkpoints.background && walCheckpointer.hold(file, synchronous, checkpoints.onError);
   }
 
   /** the batch's first offset and its append time */
   append(messages: LogMessage[]): { first: number; ts: number } {
     const ts = Date.now();
-    return { first: this.guard(() => this.appendTx(messages, ts)), ts };
+    this.background ??= this.checkpointsInBackground();
+    const first = this.guard(() => this.appendTx(messages, ts));
+    if (this.background) {
+      let bytes = 0;
+      for (const m of messages) bytes += m.key.length + m.value.length + ROW_OVERHEAD_BYTES;
+      walCheckpointer.appended(this.file, bytes);
+    }
+    return { first, ts };
   }
 
   next(): number {
@@ -241,8 +268,12 @@ export class TopicStore {
     return this.guard(() => this.dataVersion.get() as number);
   }
 
-  close(): void {
+  /** closes the file; resolves once the checkpoint worker let go of it too */
+  close(): Promise<void> {
     if (this.db.open) this.db.close();
+    if (!this.background || this.released) return Promise.resolve();
+    this.released = true;
+    return walCheckpointer.release(this.file);
   }
 
   private guard<T>(fn: () => T): T {
@@ -332,6 +363,9 @@ export class EmbeddedLog implements LogPort {
   private readonly synchronous: 'NORMAL' | 'FULL';
   private readonly busyTimeoutMs: number;
   private readonly onError: (error: Error, context: { topic: string; groupId?: string }) => void;
+  /** the caller's own onError, if any (checkpoint failures go there, else to console.error) */
+  private readonly reportTo: EmbeddedLogOptions['onError'];
+  private readonly backgroundCheckpoints: boolean;
   private readonly topics = new Map<string, TopicStore>();
   private groupsDb: Database.Database | undefined;
   private groupStmts:
@@ -351,6 +385,8 @@ export class EmbeddedLog implements LogPort {
       throw new Error(`EmbeddedLog: synchronous must be NORMAL or FULL, got ${String(this.synchronous)}`);
     }
     this.busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+    this.reportTo = options.onError;
+    this.backgroundCheckpoints = options.backgroundCheckpoints ?? true;
     this.onError =
       options.onError ??
       ((error, ctx) => {
@@ -469,17 +505,24 @@ export class EmbeddedLog implements LogPort {
       this.closed = true;
       this.closing = (async () => {
         await Promise.allSettled([...this.subscriptions].map((s) => s.close()));
-        for (const s of this.topics.values()) s.close();
+        const released = [...this.topics.values()].map((s) => s.close());
         this.topics.clear();
         if (this.groupsDb?.open) this.groupsDb.close();
         this.groupsDb = undefined;
         this.groupStmts = undefined;
+        await Promise.all(released);
       })();
     }
     return this.closing;
   }
 
   // ---- internals ----
+
+  /** a failed background checkpoint (nothing is lost: the file checkpoints inline as a backstop) */
+  private onCheckpointError(error: Error, topic: string): void {
+    if (this.reportTo) this.reportTo(error, { topic });
+    else console.error(`EmbeddedLog: ${error.message}`);
+  }
 
   private assertOpen(): void {
     if (this.closed) throw new Error('EmbeddedLog is closed');
@@ -499,7 +542,10 @@ export class EmbeddedLog implements LogPort {
     if (s) return s;
     const file = this.topicFile(topic);
     if (!create && !fs.existsSync(file)) return undefined;
-    s = new TopicStore(topic, file, this.synchronous, this.busyTimeoutMs);
+    s = new TopicStore(topic, file, this.synchronous, this.busyTimeoutMs, {
+      background: this.backgroundCheckpoints,
+      onError: (error) => this.onCheckpointError(error, topic),
+    });
     this.topics.set(topic, s);
     return s;
   }
