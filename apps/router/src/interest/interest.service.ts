@@ -220,10 +220,12 @@ export class InterestService {
    * while a window is being computed is debounced too instead of being replayed change by change
    */
   private nextReplays = new Set<string>();
-  /** tuples of the open window whose memo has not been warmed yet may remain (see prewarm) */
-  private warmPending = false;
-  /** where prewarm's pass over the open window stands: its deadline, the pass's iterator, which pass */
-  private warmCursor: { due: number; keys: Iterator<string>; estimates: boolean } | null = null;
+  /**
+   * prewarm's pass over the open window (see prewarm): where it stands (its deadline, the pass's
+   * iterator, which pass); 'start': a pass is wanted from the top (tuples were queued since);
+   * null: none wanted (nothing of the open window is left to warm)
+   */
+  private warm: { due: number; keys: Iterator<string>; estimates: boolean } | 'start' | null = null;
   private nextDue: number | null = null;
   /** the append time of the first pool change of the current / next window (what its quotes answer) */
   private replayCause = 0;
@@ -451,8 +453,7 @@ export class InterestService {
       }
       if (this.replayDue !== null) this.schedule(this.replayDue);
       if (this.replays.size > 0 && this.prewarmWindows) {
-        this.warmPending = true;
-        this.warmCursor = null;
+        this.warm = 'start';
         this.schedule(now);
       }
     }
@@ -558,7 +559,7 @@ export class InterestService {
         if (q !== undefined) emit(w, q, cause, 'check');
       }
     }
-    if (this.warmPending && !waiting) this.prewarm(started);
+    if (this.warm !== null && !waiting) this.prewarm(started);
     const searchFrom = Date.now();
     // background searches take the gaps between windows: not while a window's replays run or
     // wait to, nor when one is about to close
@@ -581,7 +582,7 @@ export class InterestService {
     // runs its replays (caughtUp() and the window's own flushes schedule them again): no spinning
     // on the event loop meanwhile
     if (this.checks.size > 0 && this.checkGap(now)) this.schedule(now);
-    if (this.warmPending && this.replayDue !== null && now < this.replayDue) this.schedule(now);
+    if (this.warm !== null && this.replayDue !== null && now < this.replayDue) this.schedule(now);
     const gap = !waiting && (this.replays.size === 0 || (this.replayDue !== null && this.replayDue > now));
     if (this.searches.size > 0 && gap) this.schedule(this.lastSearchSlice + this.searchPause());
   }
@@ -925,13 +926,13 @@ export class InterestService {
   private prewarm(started: number): void {
     const due = this.replayDue;
     if (due === null || this.syncedFor === due) {
-      this.warmPending = false;
+      this.warm = null;
       return;
     }
     // the routes first (the window's pushes), then the float estimates of the checks after it;
     // the pass goes on where the last slice stopped (a change that queued more tuples starts it over)
-    if (this.warmCursor?.due !== due) this.warmCursor = { due, keys: this.replays.values(), estimates: false };
-    const cursor = this.warmCursor;
+    if (this.warm === null || this.warm === 'start' || this.warm.due !== due) this.warm = { due, keys: this.replays.values(), estimates: false };
+    const cursor = this.warm;
     for (;;) {
       const now = Date.now();
       if (now - started >= REPLAY_SLICE_MS || now >= due) return;
@@ -955,7 +956,7 @@ export class InterestService {
         w.candEst.all();
       }
     }
-    this.warmPending = false;
+    this.warm = null;
   }
 
   /** the current route re-priced exactly on the current pools; a search when it broke */
