@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { spawnSync } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
@@ -68,6 +69,41 @@ describe('background WAL checkpoints of the embedded log', () => {
     expect(await reader.read('t', 'beginning', 10)).toHaveLength(1);
     expect(walCheckpointer.active).toBe(false);
     await reader.close();
+  });
+
+  it('a log closed while other logs keep the worker running leaves its file as SQLite does: the WAL folded in and removed', async () => {
+    // another log of the process holds the worker
+    const other = new EmbeddedLog({ dataDir: tempDir() });
+    await other.append('keep', batch(0, 300));
+    const dir = tempDir();
+    const file = path.join(dir, 'log', 't.sqlite');
+    const log = new EmbeddedLog({ dataDir: dir });
+    for (let i = 0; i < 1024; i += 64) await log.append('t', batch(i, 64));
+    await waitFor(() => walCheckpointer.status(file)?.running === false, 10_000, 'the checkpoint');
+    expect(walCheckpointer.status(file)!.runs).toBeGreaterThanOrEqual(1);
+    await log.close();
+    // the worker's connection was the file's last one: closing it folded the WAL into the file
+    expect(fs.existsSync(`${file}-wal`)).toBe(false);
+    expect(walCheckpointer.active).toBe(true);
+    const db = new Database(file, { readonly: true });
+    expect(db.prepare('SELECT count(*) FROM records').pluck().get()).toBe(1024);
+    db.close();
+    await other.close();
+    expect(walCheckpointer.active).toBe(false);
+  });
+
+  it('the worker never keeps a process alive: one that appended and left its log open still exits', () => {
+    const dir = tempDir();
+    const register = path.join(__dirname, '..', '..', '..', '..', 'test', 'support', 'ts-register.js');
+    const script =
+      `const { EmbeddedLog } = require(${JSON.stringify(path.join(__dirname, 'embedded-log.ts'))});` +
+      `const log = new EmbeddedLog({ dataDir: ${JSON.stringify(dir)} });` +
+      `(async () => { for (let i = 0; i < 8; i++) await log.append('t', Array.from({ length: 64 }, (_, j) => ({ key: 'k' + j, value: Buffer.alloc(1024) }))); console.log('appended'); })();`;
+    const r = spawnSync(process.execPath, ['-r', register, '-e', script], { timeout: 20_000, encoding: 'utf8' });
+    expect(r.stdout).toContain('appended');
+    // exited on its own (a timeout kills it with a signal)
+    expect(r.signal).toBeNull();
+    expect(r.status).toBe(0);
   });
 
   it('a checkpoint that fails is reported once, and the appends go on with nothing lost', async () => {

@@ -37,7 +37,7 @@ const drop = (file) => {
   try { if (db && db.open) db.close(); } catch (e) { /* closing a failed connection */ }
 };
 parentPort.on('message', (m) => {
-  if (m.type === 'close') { drop(m.file); return; }
+  if (m.type === 'close') { drop(m.file); parentPort.postMessage({ type: 'closed', file: m.file }); return; }
   if (m.type === 'stop') { for (const file of [...dbs.keys()]) drop(file); parentPort.close(); return; }
   let error;
   let copied = 0;
@@ -53,12 +53,12 @@ parentPort.on('message', (m) => {
     error = String((e && e.message) || e);
     drop(m.file);
   }
-  parentPort.postMessage({ file: m.file, error, copied });
+  parentPort.postMessage({ type: 'checkpointed', file: m.file, error, copied });
 });
 `;
 
 /** `copied`: the WAL frames copied into the database file once the checkpoint returned (-1: no WAL) */
-type Reply = { file: string; error?: string; copied: number };
+type Reply = { type: 'checkpointed'; file: string; error?: string; copied: number } | { type: 'closed'; file: string };
 
 /** a file's checkpoints so far (diagnostics, the adapter's specs) */
 export interface CheckpointStatus {
@@ -94,6 +94,8 @@ class WalCheckpointer {
   private worker: Worker | null = null;
   private stopping: Promise<void> | null = null;
   private readonly files = new Map<string, FileState>();
+  /** files let go of whose connection in a worker is not closed yet: that worker, and who waits */
+  private readonly closing: Array<{ worker: Worker; file: string; resolve: () => void }> = [];
   /** the worker failed to start or died: appends keep SQLite's inline checkpoints */
   private unavailable = false;
 
@@ -117,13 +119,22 @@ class WalCheckpointer {
     this.request(file, f);
   }
 
-  /** a holder lets go of `file`; the worker's connection to it closes with the last one, the worker with the last file */
+  /**
+   * A holder lets go of `file`; the worker's connection to it closes with the last one (resolved
+   * once it is closed: the file is then as SQLite leaves it when its last connection closes), the
+   * worker with the last file.
+   */
   release(file: string): Promise<void> {
     const f = this.files.get(file);
     if (!f || --f.holders > 0) return Promise.resolve();
     this.files.delete(file);
-    this.worker?.postMessage({ type: 'close', file });
-    return this.files.size === 0 ? this.stop() : Promise.resolve();
+    const worker = this.worker;
+    if (!worker) return this.stopping ?? Promise.resolve();
+    const closed = new Promise<void>((resolve) => this.closing.push({ worker, file, resolve }));
+    // whoever awaits it keeps the process alive until the worker answers
+    worker.ref();
+    worker.postMessage({ type: 'close', file });
+    return this.files.size === 0 ? Promise.all([closed, this.stop()]).then(() => undefined) : closed;
   }
 
   private request(file: string, f: FileState): void {
@@ -144,7 +155,8 @@ class WalCheckpointer {
     return this.worker !== null;
   }
 
-  private onReply(r: Reply): void {
+  private onReply(worker: Worker, r: Reply): void {
+    if (r.type === 'closed') return this.closed(worker, r.file);
     const f = this.files.get(r.file);
     if (!f) return;
     f.running = false;
@@ -163,10 +175,11 @@ class WalCheckpointer {
     if (this.unavailable) return false;
     try {
       const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { sqlite: require.resolve('better-sqlite3') } });
-      worker.unref();
-      worker.on('message', (r: Reply) => this.onReply(r));
+      worker.on('message', (r: Reply) => this.onReply(worker, r));
       worker.on('error', (e) => this.lost(worker, e));
       worker.on('exit', () => this.lost(worker));
+      // after the listeners (a 'message' listener refs the worker's port again): it never keeps the process alive by itself
+      worker.unref();
       this.worker = worker;
       return true;
     } catch {
@@ -175,8 +188,21 @@ class WalCheckpointer {
     }
   }
 
+  /** `worker` closed its connection to `file` (every file: it ended): whoever waits for that goes on */
+  private closed(worker: Worker, file?: string): void {
+    for (let i = this.closing.length - 1; i >= 0; i--) {
+      const c = this.closing[i];
+      if (c.worker !== worker || (file !== undefined && c.file !== file)) continue;
+      this.closing.splice(i, 1);
+      c.resolve();
+    }
+    // nothing more to wait for: the worker no longer keeps the process alive (a stopping one does)
+    if (worker === this.worker && !this.closing.some((c) => c.worker === worker)) worker.unref();
+  }
+
   /** the worker ended without being stopped: the files keep their backstop (inline checkpoints) */
   private lost(worker: Worker, error?: Error): void {
+    this.closed(worker);
     if (this.worker !== worker || this.stopping) return;
     this.worker = null;
     this.unavailable = true;
@@ -190,7 +216,10 @@ class WalCheckpointer {
     // whoever awaits the stop (a log's close) keeps the process alive until the worker is gone
     worker.ref();
     this.stopping = new Promise<void>((resolve) => {
-      worker.once('exit', () => resolve());
+      worker.once('exit', () => {
+        this.closed(worker);
+        resolve();
+      });
       worker.postMessage({ type: 'stop' });
     }).finally(() => {
       this.stopping = null;
