@@ -14,6 +14,7 @@ import { EmbeddedLog } from '../libs/log/src/embedded/embedded-log';
 import { KafkaLog } from '../libs/log/src/kafka/kafka-log';
 import type { AppendResult, LogMessage, LogPort, LogRecord, Positions } from '../libs/log/src/log.port';
 import { kafkaMockUnavailableReason, loudMockBanner, startKafkaMock, type KafkaMock } from './support/kafka-mock';
+import { waitFor } from './support/wait-for';
 
 interface Harness {
   /** create the backing store (temp dir, mock cluster) */
@@ -84,13 +85,6 @@ function msg(key: string, value: string | Buffer): LogMessage {
   return { key, value: Buffer.isBuffer(value) ? value : Buffer.from(value, 'utf8') };
 }
 
-async function waitFor(cond: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
 
 /** Records grouped by partition, each list in the order seen. */
 function byPartition(records: LogRecord[]): Map<number, LogRecord[]> {
@@ -254,9 +248,9 @@ function contractSuite(name: string, makeHarness: () => Harness, skipReason: str
         concurrent--;
       });
       try {
-        await waitFor(() => seen.length >= 5, 20_000, 'the existing records');
+        await waitFor(() => seen.length >= 5, 20_000, 'the existing records', 5);
         const second = await log.append(topic, Array.from({ length: 7 }, (_, i) => msg(`k${i % 3}`, `b${i}`)));
-        await waitFor(() => seen.length >= 12, 20_000, 'the new records');
+        await waitFor(() => seen.length >= 12, 20_000, 'the new records', 5);
         await new Promise((r) => setTimeout(r, 50));
         expect(seen).toHaveLength(12);
         expect(maxConcurrent).toBe(1);
@@ -331,7 +325,7 @@ function contractSuite(name: string, makeHarness: () => Harness, skipReason: str
         seen.push(...batch);
       });
       try {
-        await waitFor(() => seen.length >= total, 30_000, 'all records through subscribe');
+        await waitFor(() => seen.length >= total, 30_000, 'all records through subscribe', 5);
       } finally {
         await sub.close();
       }
@@ -356,7 +350,7 @@ function contractSuite(name: string, makeHarness: () => Harness, skipReason: str
         if (batches === 3) closing = sub1.close(); // close while a handler is in flight
         await new Promise((r) => setTimeout(r, 5));
       });
-      await waitFor(() => batches >= 3, 20_000, 'three batches');
+      await waitFor(() => batches >= 3, 20_000, 'three batches', 5);
       await (closing ?? sub1.close());
       const handledWhenClosed = run1.length;
       await new Promise((r) => setTimeout(r, 100));
@@ -376,7 +370,7 @@ function contractSuite(name: string, makeHarness: () => Harness, skipReason: str
         run2.push(...batch);
       });
       try {
-        await waitFor(() => run1.length + run2.length >= appended.length, 30_000, 'the rest after the restart');
+        await waitFor(() => run1.length + run2.length >= appended.length, 30_000, 'the rest after the restart', 5);
         await new Promise((r) => setTimeout(r, 100));
       } finally {
         await sub2.close();
@@ -414,7 +408,7 @@ function contractSuite(name: string, makeHarness: () => Harness, skipReason: str
         seen.push(...batch.map((r) => r.value.toString()));
       });
       try {
-        await waitFor(() => seen.length >= 4, 20_000, 'records after the committed position');
+        await waitFor(() => seen.length >= 4, 20_000, 'records after the committed position', 5);
         await new Promise((r) => setTimeout(r, 50));
       } finally {
         await sub.close();
@@ -434,7 +428,7 @@ function contractSuite(name: string, makeHarness: () => Harness, skipReason: str
         seen.push(...batch.map((r) => r.value.toString()));
       });
       try {
-        await waitFor(() => seen.length >= 4, 20_000, 'records from the position');
+        await waitFor(() => seen.length >= 4, 20_000, 'records from the position', 5);
         await new Promise((r) => setTimeout(r, 50));
       } finally {
         await sub.close();
@@ -455,7 +449,7 @@ function contractSuite(name: string, makeHarness: () => Harness, skipReason: str
         seen.push(...batch.map((r) => r.value.toString()));
       });
       try {
-        await waitFor(() => seen.length >= 3, 20_000, 'records from the position');
+        await waitFor(() => seen.length >= 3, 20_000, 'records from the position', 5);
         await new Promise((r) => setTimeout(r, 50));
       } finally {
         await sub.close();
@@ -482,7 +476,7 @@ function contractSuite(name: string, makeHarness: () => Harness, skipReason: str
           if (batch.some((r) => r.value.toString() === 'v2')) throw new Error('boom at v2');
         },
       );
-      await waitFor(() => errors.length > 0, 20_000, 'the error report');
+      await waitFor(() => errors.length > 0, 20_000, 'the error report', 5);
       await sub.close();
       expect(errors).toHaveLength(1);
       expect(errors[0].message).toContain('boom at v2');

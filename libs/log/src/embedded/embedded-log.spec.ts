@@ -4,6 +4,7 @@ import * as os from 'os';
 import * as path from 'path';
 import type { LogRecord } from '../log.port';
 import { EmbeddedLog, EmbeddedLogStoreError, TopicStore } from './embedded-log';
+import { waitFor } from '../../../../test/support/wait-for';
 
 const REGISTER = path.join(__dirname, '..', '..', '..', '..', 'test', 'support', 'ts-register.js');
 const SELF = path.join(__dirname, 'embedded-log.ts');
@@ -12,13 +13,6 @@ function tempDir(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'embedded-log-'));
 }
 
-async function waitFor(cond: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 2));
-  }
-}
 
 describe('EmbeddedLog', () => {
   const dirs: string[] = [];

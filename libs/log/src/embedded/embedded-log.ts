@@ -190,16 +190,14 @@ export class TopicStore {
    * inline, SQLite's default; undefined: nothing appended yet (a store only read from starts no worker)
    */
   private background: boolean | undefined = undefined;
-  /** hands the file's checkpoints to the worker (false: none runs, or they stay inline) */
-  private readonly checkpointsInBackground: () => boolean;
   private released = false;
 
   constructor(
     readonly topic: string,
     readonly file: string,
-    synchronous: 'NORMAL' | 'FULL',
+    private readonly synchronous: 'NORMAL' | 'FULL',
     busyTimeoutMs: number,
-    checkpoints: { background: boolean; onError: (error: Error) => void } = { background: false, onError: () => {} },
+    private readonly checkpoints: { background: boolean; onError: (error: Error) => void } = { background: false, onError: () => {} },
   ) {
     this.db = openDatabase(file, synchronous, busyTimeoutMs, (db) => {
       db.exec(
@@ -240,13 +238,12 @@ export class TopicStore {
     });
     // IMMEDIATE: take the write lock before reading max(offset), so two writers never collide.
     this.appendTx = (messages, ts) => tx.immediate(messages, ts);
-    this.checkpointsInBackground = () => checkpoints.background && walCheckpointer.hold(file, synchronous, checkpoints.onError);
   }
 
   /** the batch's first offset and its append time */
   append(messages: LogMessage[]): { first: number; ts: number } {
     const ts = Date.now();
-    this.background ??= this.checkpointsInBackground();
+    this.background ??= this.checkpoints.background && walCheckpointer.hold(this.file, this.synchronous, this.checkpoints.onError);
     const first = this.guard(() => this.appendTx(messages, ts));
     if (this.background) {
       let bytes = 0;
@@ -363,8 +360,8 @@ export class EmbeddedLog implements LogPort {
   private readonly synchronous: 'NORMAL' | 'FULL';
   private readonly busyTimeoutMs: number;
   private readonly onError: (error: Error, context: { topic: string; groupId?: string }) => void;
-  /** the caller's own onError, if any (checkpoint failures go there, else to console.error) */
-  private readonly reportTo: EmbeddedLogOptions['onError'];
+  /** where a failed background checkpoint is reported (nothing is lost: the file checkpoints inline as a backstop) */
+  private readonly onCheckpointError: (error: Error, topic: string) => void;
   private readonly backgroundCheckpoints: boolean;
   private readonly topics = new Map<string, TopicStore>();
   private groupsDb: Database.Database | undefined;
@@ -385,7 +382,8 @@ export class EmbeddedLog implements LogPort {
       throw new Error(`EmbeddedLog: synchronous must be NORMAL or FULL, got ${String(this.synchronous)}`);
     }
     this.busyTimeoutMs = options.busyTimeoutMs ?? 5000;
-    this.reportTo = options.onError;
+    const report = options.onError;
+    this.onCheckpointError = report ? (error, topic) => report(error, { topic }) : (error) => console.error(`EmbeddedLog: ${error.message}`);
     this.backgroundCheckpoints = options.backgroundCheckpoints ?? true;
     this.onError =
       options.onError ??
@@ -517,12 +515,6 @@ export class EmbeddedLog implements LogPort {
   }
 
   // ---- internals ----
-
-  /** a failed background checkpoint (nothing is lost: the file checkpoints inline as a backstop) */
-  private onCheckpointError(error: Error, topic: string): void {
-    if (this.reportTo) this.reportTo(error, { topic });
-    else console.error(`EmbeddedLog: ${error.message}`);
-  }
 
   private assertOpen(): void {
     if (this.closed) throw new Error('EmbeddedLog is closed');

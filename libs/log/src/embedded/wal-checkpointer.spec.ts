@@ -5,14 +5,8 @@ import * as os from 'os';
 import * as path from 'path';
 import { EmbeddedLog } from './embedded-log';
 import { CHECKPOINT_BYTES, walCheckpointer } from './wal-checkpointer';
+import { waitFor } from '../../../../test/support/wait-for';
 
-async function waitFor(cond: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 2));
-  }
-}
 
 /** `n` records of 1 KiB, keyed and filled by their index from `from` */
 const batch = (from: number, n: number): Array<{ key: string; value: Buffer }> =>
