@@ -270,7 +270,7 @@ export class TopicStore {
     if (this.db.open) this.db.close();
     if (!this.background || this.released) return Promise.resolve();
     this.released = true;
-    return walCheckpointer.release(this.file);
+    return walCheckpointer.release(this.file, this.checkpoints.onError);
   }
 
   private guard<T>(fn: () => T): T {

@@ -120,6 +120,31 @@ describe('background WAL checkpoints of the embedded log', () => {
     await log.close();
   });
 
+  it('a failed checkpoint of a file several logs of the process append to is reported to each log that still holds it', async () => {
+    const dir = tempDir();
+    const file = path.join(dir, 'log', 't.sqlite');
+    const heard: Record<'a' | 'b' | 'c', string[]> = { a: [], b: [], c: [] };
+    const open = (who: 'a' | 'b' | 'c'): EmbeddedLog => new EmbeddedLog({ dataDir: dir, onError: (e, ctx) => heard[who].push(`${ctx.topic}: ${e.message}`) });
+    const [a, b, c] = [open('a'), open('b'), open('c')];
+    await a.append('t', batch(0, 16));
+    await b.append('t', batch(16, 16));
+    await c.append('t', batch(32, 16));
+    // c lets go before anything fails; a and b still hold the file
+    await c.close();
+    fs.renameSync(file, `${file}.moved`);
+    for (let i = 48; i < 560; i += 64) {
+      await (i % 128 === 48 ? a : b).append('t', batch(i, 64));
+      await waitFor(() => walCheckpointer.status(file)?.running === false, 10_000, 'the checkpoint');
+    }
+    expect(walCheckpointer.status(file)!.failed).toBeGreaterThanOrEqual(2);
+    expect(heard.a).toHaveLength(1);
+    expect(heard.a[0]).toMatch(/^t: background checkpoint of .*t\.sqlite failed/);
+    expect(heard.b).toEqual(heard.a);
+    expect(heard.c).toEqual([]);
+    await a.close();
+    await b.close();
+  });
+
   it('what a background checkpoint copied is what a plain SQLite reader of the file sees', async () => {
     const dir = tempDir();
     const file = path.join(dir, 'log', 't.sqlite');

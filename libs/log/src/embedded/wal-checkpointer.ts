@@ -76,14 +76,24 @@ interface FileState {
   /** a checkpoint of the file is running (another is asked for once it is done, if due) */
   running: boolean;
   synchronous: 'NORMAL' | 'FULL';
-  onError: (error: Error) => void;
-  /** holders of the file (its open stores in this process) */
-  holders: number;
+  /** its holders (its open stores in this process), by where each reports a failure */
+  holders: Array<(error: Error) => void>;
   /** its last checkpoint failed (a failure is reported once, until one succeeds again) */
   failing: boolean;
   runs: number;
   failed: number;
   copiedFrames: number;
+}
+
+/** a failure of a file's checkpoints, to each of its holders (a reporter that throws does not keep it from the others) */
+function report(f: FileState, error: Error): void {
+  for (const onError of [...f.holders]) {
+    try {
+      onError(error);
+    } catch {
+      // the holder's reporter failed: the others still hear of it
+    }
+  }
 }
 
 /**
@@ -101,13 +111,14 @@ class WalCheckpointer {
 
   /**
    * Checkpoints of `file` are taken over; false when no worker can run them (the caller keeps
-   * SQLite's inline checkpoints then). `onError`: where a failed checkpoint is reported.
+   * SQLite's inline checkpoints then). `onError`: where this holder hears of a failed checkpoint
+   * (every holder of the file does); it names the holder when it lets go (see release).
    */
   hold(file: string, synchronous: 'NORMAL' | 'FULL', onError: (error: Error) => void): boolean {
     if (!this.start()) return false;
     const f = this.files.get(file);
-    if (f) f.holders++;
-    else this.files.set(file, { bytes: 0, running: false, synchronous, onError, holders: 1, failing: false, runs: 0, failed: 0, copiedFrames: 0 });
+    if (f) f.holders.push(onError);
+    else this.files.set(file, { bytes: 0, running: false, synchronous, holders: [onError], failing: false, runs: 0, failed: 0, copiedFrames: 0 });
     return true;
   }
 
@@ -120,13 +131,16 @@ class WalCheckpointer {
   }
 
   /**
-   * A holder lets go of `file`; the worker's connection to it closes with the last one (resolved
-   * once it is closed: the file is then as SQLite leaves it when its last connection closes), the
-   * worker with the last file.
+   * The holder that reports to `onError` lets go of `file`; the worker's connection to it closes
+   * with the last one (resolved once it is closed: the file is then as SQLite leaves it when its
+   * last connection closes), the worker with the last file.
    */
-  release(file: string): Promise<void> {
+  release(file: string, onError: (error: Error) => void): Promise<void> {
     const f = this.files.get(file);
-    if (!f || --f.holders > 0) return Promise.resolve();
+    if (!f) return Promise.resolve();
+    const at = f.holders.indexOf(onError);
+    if (at >= 0) f.holders.splice(at, 1);
+    if (f.holders.length > 0) return Promise.resolve();
     this.files.delete(file);
     const worker = this.worker;
     if (!worker) return this.stopping ?? Promise.resolve();
@@ -164,7 +178,7 @@ class WalCheckpointer {
     if (r.error !== undefined) f.failed++;
     else f.copiedFrames = Math.max(f.copiedFrames, r.copied);
     if (r.error !== undefined && !f.failing) {
-      f.onError(new Error(`background checkpoint of ${r.file} failed (${r.error}); its appends checkpoint inline past ${BACKSTOP_PAGES} pages until one succeeds`));
+      report(f, new Error(`background checkpoint of ${r.file} failed (${r.error}); its appends checkpoint inline past ${BACKSTOP_PAGES} pages until one succeeds`));
     }
     f.failing = r.error !== undefined;
     this.request(r.file, f);
@@ -206,7 +220,7 @@ class WalCheckpointer {
     if (this.worker !== worker || this.stopping) return;
     this.worker = null;
     this.unavailable = true;
-    for (const [file, f] of this.files) f.onError(new Error(`the WAL checkpoint worker stopped${error ? ` (${error.message})` : ''}; ${file} checkpoints inline past ${BACKSTOP_PAGES} pages`));
+    for (const [file, f] of this.files) report(f, new Error(`the WAL checkpoint worker stopped${error ? ` (${error.message})` : ''}; ${file} checkpoints inline past ${BACKSTOP_PAGES} pages`));
   }
 
   private stop(): Promise<void> {
