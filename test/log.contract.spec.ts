@@ -85,7 +85,6 @@ function msg(key: string, value: string | Buffer): LogMessage {
   return { key, value: Buffer.isBuffer(value) ? value : Buffer.from(value, 'utf8') };
 }
 
-
 /** Records grouped by partition, each list in the order seen. */
 function byPartition(records: LogRecord[]): Map<number, LogRecord[]> {
   const m = new Map<number, LogRecord[]>();

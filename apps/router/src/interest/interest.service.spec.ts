@@ -20,6 +20,7 @@ import { ProjectionService } from '../projection/projection.service';
 import { DEBOUNCE_MS, InterestService, SEARCH_STALE_MS } from './interest.service';
 import { PathEstimates, PoolStamps } from './path-estimates';
 import { replayQuote, type ReplayMemo, type ReplayPlan } from './route-replay';
+import { waitFor } from '../../../../test/support/wait-for';
 
 jest.setTimeout(30_000);
 
@@ -36,18 +37,11 @@ describe('InterestService debounce', () => {
 
   const appendUpdates = (us: PoolUpdate[]) => writer.append(TOPICS.poolUpdates, us.map((u) => ({ key: u.address, value: encodePoolUpdate(u) })));
   const quotes = async (): Promise<LogRecord[]> => log.read(TOPICS.quotesChanged, 'beginning', 1_000_000);
-  const waitFor = async (cond: () => Promise<boolean> | boolean, ms: number) => {
-    const until = Date.now() + ms;
-    while (!(await cond())) {
-      if (Date.now() > until) throw new Error('timed out');
-      await pause(10);
-    }
-  };
 
   /** no first search, background search or check is waiting */
   const settled = async (): Promise<void> => {
     const q = svc as unknown as { urgent: Set<string>; searches: Set<string>; checks: Set<string> };
-    await waitFor(() => q.urgent.size + q.searches.size + q.checks.size === 0, 3_000);
+    await waitFor(() => q.urgent.size + q.searches.size + q.checks.size === 0, 3_000, 'no first search, background search or check waiting', 10);
   };
   /** the float estimate of one candidate path of one tuple is `factor` times what it is; returns the undo */
   const skewEstimate = (w: object, c: object, factor: number): (() => void) => {
@@ -94,7 +88,7 @@ describe('InterestService debounce', () => {
     tuples = [];
     for (let i = 1; i < mints.length && tuples.length < 12; i++) tuples.push({ in: mints[0], out: mints[i], amount: String(10 ** (4 + (i % 4))), exactIn: i % 3 !== 0 });
     for (const tuple of tuples) await writer.append(TOPICS.quoteInterest, [{ key: tupleKey(tuple), value: encodeQuoteInterest({ op: 'add', instance: 'i1', tuple }) }]);
-    await waitFor(async () => new Set((await quotes()).map((r) => r.key)).size === tuples.length, 10_000);
+    await waitFor(async () => new Set((await quotes()).map((r) => r.key)).size === tuples.length, 10_000, "every tuple's first quote", 10);
     await pause(300); // background work of the first searches settles
   });
 
@@ -215,7 +209,7 @@ describe('InterestService debounce', () => {
       // most over these 450 ms; a loop re-scheduling itself with setImmediate makes thousands
       expect(flush.mock.calls.length).toBeLessThan(600);
       // and the held-back work still gets done once the market is quiet
-      await waitFor(() => internals.checks.size === 0 && internals.searches.size === 0, 5_000);
+      await waitFor(() => internals.checks.size === 0 && internals.searches.size === 0, 5_000, 'the checks and searches to drain', 10);
     } finally {
       flush.mockRestore();
     }
@@ -229,13 +223,13 @@ describe('InterestService debounce', () => {
     const account = snapshot.find((u) => u.address === pool)!;
     const s0 = svc.stats().searches;
     await appendUpdates([{ ...account, slot: projections.projection.slot + 1, data: null }]);
-    await waitFor(() => projections.projection.pool(pool) === undefined, 2_000);
+    await waitFor(() => projections.projection.pool(pool) === undefined, 2_000, 'the pool to leave the graph', 10);
     await pause(300);
     const afterLeave = svc.stats().searches - s0;
     expect(afterLeave).toBeLessThan(tuples.length);
     await appendUpdates([{ ...account, slot: projections.projection.slot + 1 }]);
-    await waitFor(() => projections.projection.pool(pool) !== undefined, 2_000);
-    await waitFor(() => svc.stats().searches - s0 - afterLeave >= tuples.length, 5_000);
+    await waitFor(() => projections.projection.pool(pool) !== undefined, 2_000, 'the pool to enter the graph again', 10);
+    await waitFor(() => svc.stats().searches - s0 - afterLeave >= tuples.length, 5_000, 'every tuple searched after the pool entered', 10);
   });
 
   it('a candidate path that gains on the route and prices better becomes the route at the check, pushed at once', async () => {
@@ -271,8 +265,8 @@ describe('InterestService debounce', () => {
     });
     try {
       await appendUpdates(gifts);
-      await waitFor(() => (watched.get(w.key)?.route?.hops ?? []).some((h) => c.pools.includes(h.pool.address)), 5_000);
-      await waitFor(async () => (await quotes()).slice(before).some((r) => r.key === w.key && decodeQuotesChanged(r.value).slot >= slot), 2_000);
+      await waitFor(() => (watched.get(w.key)?.route?.hops ?? []).some((h) => c.pools.includes(h.pool.address)), 5_000, 'the switch to the candidate path', 10);
+      await waitFor(async () => (await quotes()).slice(before).some((r) => r.key === w.key && decodeQuotesChanged(r.value).slot >= slot), 2_000, 'the switched quote on the log', 10);
       // none of the route's pools changed, so no replay: the check switched the route and pushed it
       expect(svc.stats().switches).toBeGreaterThan(switches);
       expect(pushes.length).toBeGreaterThan(0);
@@ -293,7 +287,7 @@ describe('InterestService debounce', () => {
     // larger amounts of the first pair, for routes with some price impact
     const big = [8, 9, 10, 11].map((e) => ({ ...tuples[0], amount: String(10 ** e), exactIn: true }));
     for (const tuple of big) await writer.append(TOPICS.quoteInterest, [{ key: tupleKey(tuple), value: encodeQuoteInterest({ op: 'add', instance: 'i1', tuple }) }]);
-    await waitFor(() => big.every((t) => internals.watched.get(tupleKey(t))?.last !== undefined), 5_000);
+    await waitFor(() => big.every((t) => internals.watched.get(tupleKey(t))?.last !== undefined), 5_000, 'the first quotes of the larger amounts', 10);
     await settled();
     const routed = [...internals.watched.values()].filter((w) => w.route && w.last);
     const low = routed.find((w) => w.last!.priceImpactBps <= 10);
@@ -308,9 +302,9 @@ describe('InterestService debounce', () => {
     expect(internals.searches.has(high!.key)).toBe(true);
     expect(svc.stats().switches).toBe(switches + 2);
     // the queued refinement runs in the background
-    await waitFor(() => !internals.searches.has(high!.key), 2_000);
+    await waitFor(() => !internals.searches.has(high!.key), 2_000, 'the refinement search', 10);
     for (const tuple of big) await writer.append(TOPICS.quoteInterest, [{ key: tupleKey(tuple), value: encodeQuoteInterest({ op: 'remove', instance: 'i1', tuple }) }]);
-    await waitFor(() => big.every((t) => !internals.watched.has(tupleKey(t))), 3_000);
+    await waitFor(() => big.every((t) => !internals.watched.has(tupleKey(t))), 3_000, 'the larger amounts unwatched', 10);
   });
 
   it('a candidate estimated to gain that does not price better exactly (the estimate erred) is taken as it compares now: no switch, no search, no push', async () => {
@@ -398,7 +392,7 @@ describe('InterestService debounce', () => {
     try {
       internals.checks.add(w.key);
       svc.flush();
-      await waitFor(() => w.route !== undefined, 2_000);
+      await waitFor(() => w.route !== undefined, 2_000, 'a route for the tuple', 10);
     } finally {
       undo();
     }
@@ -439,10 +433,10 @@ describe('InterestService debounce', () => {
     const account = market.snapshot().find((u) => u.address === address)!;
     const slot = projections.projection.slot;
     await appendUpdates([{ ...account, slot: slot + 1, data: null }]);
-    await waitFor(() => projections.projection.pool(address) === undefined, 2_000);
+    await waitFor(() => projections.projection.pool(address) === undefined, 2_000, 'the pool to leave the graph', 10);
     compare();
     await appendUpdates([{ ...account, slot: slot + 2 }]);
-    await waitFor(() => projections.projection.pool(address) !== undefined, 2_000);
+    await waitFor(() => projections.projection.pool(address) !== undefined, 2_000, 'the pool to enter the graph again', 10);
     expect(compare()).toBeGreaterThan(20);
     const through = [...internals.watched.values()].flatMap((w) => w.cands.flatMap((c, i) => (c.pools.includes(address) ? [w.candEst.estimate(i)] : [])));
     expect(through.some((e) => e !== undefined)).toBe(true);
@@ -480,7 +474,7 @@ describe('InterestService debounce', () => {
     expect(w.queuedBy).toBeUndefined();
     // v was searched in the same flush (nothing else to do) or is still queued
     expect(internals.searches.has(v.key) || svc.stats().searches > searches).toBe(true);
-    await waitFor(() => svc.stats().searches > searches, 2_000);
+    await waitFor(() => svc.stats().searches > searches, 2_000, 'the gain search', 10);
     expect(svc.stats().searches).toBe(searches + 1);
     expect(internals.searches.size).toBe(0);
   });
@@ -512,7 +506,7 @@ describe('InterestService debounce', () => {
         internals.gainSearches.push(x.key);
       }
       svc.flush();
-      await waitFor(() => internals.searches.size === 0, 3_000);
+      await waitFor(() => internals.searches.size === 0, 3_000, 'the queued searches', 10);
       // newest first (search() clears queuedBy after the push is attributed: seen here as undefined)
       expect(ran.map(([k]) => k)).toEqual([newer.key, older.key]);
       expect(svc.stats().searches).toBe(before.searches + 2);

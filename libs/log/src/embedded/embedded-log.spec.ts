@@ -13,7 +13,6 @@ function tempDir(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'embedded-log-'));
 }
 
-
 describe('EmbeddedLog', () => {
   const dirs: string[] = [];
   const logs: EmbeddedLog[] = [];

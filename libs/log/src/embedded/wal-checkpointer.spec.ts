@@ -7,7 +7,6 @@ import { EmbeddedLog } from './embedded-log';
 import { CHECKPOINT_BYTES, walCheckpointer } from './wal-checkpointer';
 import { waitFor } from '../../../../test/support/wait-for';
 
-
 /** `n` records of 1 KiB, keyed and filled by their index from `from` */
 const batch = (from: number, n: number): Array<{ key: string; value: Buffer }> =>
   Array.from({ length: n }, (_, i) => ({ key: `k${from + i}`, value: Buffer.alloc(1024, (from + i) % 251) }));
