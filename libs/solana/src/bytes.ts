@@ -65,6 +65,12 @@ export function writeI32(buf: Buffer, o: number, v: number, field: string): void
   buf.writeInt32LE(v, o);
 }
 
+/** every byte of buf[from, to) is zero (an account region never written: an uninitialized tick) */
+export function isZeroRange(buf: Buffer, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) if (buf[i] !== 0) return false;
+  return true;
+}
+
 /** a bool byte: 0 or 1, anything else is undecodable */
 export function readBool(buf: Buffer, o: number, address: string, field: string): boolean {
   const b = buf[o];

@@ -42,7 +42,7 @@ import { PublicKey } from '@solana/web3.js';
 import { base58Encode, readPubkey, writePubkey } from './base58';
 import { AccountDecodeError } from './decode-error';
 import { PROGRAM_IDS } from './programs';
-import { readBool, readI128, readU128, view, writeI128, writeI32, writeU128, writeU16, writeU64 } from './bytes';
+import { isZeroRange, readBool, readI128, readU128, view, writeI128, writeI32, writeU128, writeU16, writeU64 } from './bytes';
 import { programAddress } from './pda';
 
 export const WHIRLPOOL_SIZE = 653;
@@ -415,11 +415,6 @@ function readTickData(buf: Buffer, o: number, initialized: boolean): WhirlpoolTi
   };
 }
 
-function isZero(buf: Buffer, from: number, to: number): boolean {
-  for (let i = from; i < to; i++) if (buf[i] !== 0) return false;
-  return true;
-}
-
 /** Decode a fixed-size TickArray (9,988 bytes). */
 export function decodeFixedTickArray(data: Uint8Array, owner?: string, address = '(unknown)'): WhirlpoolTickArray {
   const buf = checkAccount(data, owner, address, 'TickArray', FIXED_TICK_ARRAY_SIZE);
@@ -430,7 +425,7 @@ export function decodeFixedTickArray(data: Uint8Array, owner?: string, address =
     const initialized = readBool(buf, o, address, `ticks[${i}].initialized`);
     if (initialized) bitmap |= 1n << BigInt(i);
     // the common case on chain: an all-zero uninitialized tick shares one frozen object
-    ticks[i] = !initialized && isZero(buf, o + 1, o + TICK_SIZE) ? ZERO_TICK : readTickData(buf, o + 1, initialized);
+    ticks[i] = !initialized && isZeroRange(buf, o + 1, o + TICK_SIZE) ? ZERO_TICK : readTickData(buf, o + 1, initialized);
   }
   return {
     kind: 'fixed',

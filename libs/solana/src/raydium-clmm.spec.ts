@@ -217,6 +217,15 @@ describe('Raydium CLMM codecs: fixtures', () => {
     });
     expect(clmmTickArrayAddress(ta.poolId, ta.startTickIndex)).toBe('HBytvMypGaPRENK9w9HmtFeNLr9xCHvPamcCiiYsYvqY');
     expect(encodeClmmTickArrayState(ta).equals(t.data)).toBe(true);
+    // the ticks never written (all 168 bytes zero) are one shared frozen object; the others each their own
+    const zero = ta.ticks.filter((_, i) => t.data.subarray(44 + 168 * i, 44 + 168 * (i + 1)).every((b) => b === 0));
+    expect(zero.length).toBeGreaterThan(0);
+    expect(zero.length).toBeLessThan(60);
+    expect(new Set(zero).size).toBe(1);
+    expect(Object.isFrozen(zero[0]) && Object.isFrozen(zero[0].rewardGrowthsOutsideX64)).toBe(true);
+    expect(zero[0]).toEqual(clmmEmptyTick());
+    const written = ta.ticks.filter((k) => !zero.includes(k));
+    expect(new Set(written).size).toBe(60 - zero.length);
 
     const o = byName('carbon_observation_state');
     const ob = decodeClmmObservationState(o.data, o.owner);

@@ -46,7 +46,7 @@ import { PublicKey } from '@solana/web3.js';
 import { readPubkey, writePubkey } from './base58';
 import { AccountDecodeError } from './decode-error';
 import { PROGRAM_IDS } from './programs';
-import { readBool, readI128, readU128, view, writeI128, writeI32, writeI64, writeU128, writeU64, checkAnchorAccount } from './bytes';
+import { isZeroRange, readBool, readI128, readU128, view, writeI128, writeI32, writeI64, writeU128, writeU64, checkAnchorAccount } from './bytes';
 import { programAddress } from './pda';
 
 export const CLMM_POOL_STATE_SIZE = 1544;
@@ -501,7 +501,25 @@ function decodeTick(buf: Buffer, o: number): ClmmTickState {
   };
 }
 
-/** An uninitialized tick (all zero). */
+/**
+ * The uninitialized tick of a decoded array: every all-zero tick of every array decoded shares
+ * this frozen object (most of an array's 60 ticks, held by every pool's arrays: one object and
+ * its ten bigints each would be most of the projection's heap)
+ */
+const ZERO_TICK: ClmmTickState = Object.freeze({
+  tick: 0,
+  liquidityNet: 0n,
+  liquidityGross: 0n,
+  feeGrowthOutside0X64: 0n,
+  feeGrowthOutside1X64: 0n,
+  rewardGrowthsOutsideX64: Object.freeze([0n, 0n, 0n]) as unknown as bigint[],
+  orderPhase: 0n,
+  ordersAmount: 0n,
+  partFilledOrdersRemaining: 0n,
+  unfilledRatioX64: 0n,
+}) as ClmmTickState;
+
+/** An uninitialized tick (all zero), a new object the caller may change. */
 export function clmmEmptyTick(): ClmmTickState {
   return {
     tick: 0,
@@ -521,7 +539,10 @@ export function clmmEmptyTick(): ClmmTickState {
 export function decodeClmmTickArrayState(data: Uint8Array, owner?: string, address = '(unknown)'): ClmmTickArrayState {
   const buf = checkAccount(data, owner, address, CLMM_TICK_ARRAY_SIZE, CLMM_TICK_ARRAY_DISCRIMINATOR, 'TickArrayState');
   const ticks: ClmmTickState[] = new Array(CLMM_TICKS_PER_ARRAY);
-  for (let i = 0; i < CLMM_TICKS_PER_ARRAY; i++) ticks[i] = decodeTick(buf, 44 + CLMM_TICK_STATE_SIZE * i);
+  for (let i = 0; i < CLMM_TICKS_PER_ARRAY; i++) {
+    const o = 44 + CLMM_TICK_STATE_SIZE * i;
+    ticks[i] = isZeroRange(buf, o, o + CLMM_TICK_STATE_SIZE) ? ZERO_TICK : decodeTick(buf, o);
+  }
   return {
     poolId: readPubkey(buf, 8),
     startTickIndex: buf.readInt32LE(40),
