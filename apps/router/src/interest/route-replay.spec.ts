@@ -181,6 +181,22 @@ describe('replayRoute: the single-path shortcut', () => {
     expect(() => replayRoute(route, amount, () => undefined, planReplay(route))).toThrow(PoolGoneError);
   });
 
+  it("plans a single path's general bookkeeping only when a replay takes it; a split's at once", () => {
+    const { amount, route } = singles[0];
+    const plan = planReplay(route);
+    expect(plan.flow).toBeUndefined();
+    replayRoute(route, amount, (x) => p.pool(x), plan);
+    expect(plan.flow).toBeUndefined();
+    // amount 0 takes the general bookkeeping: planned then, and kept
+    outcome(() => replayRoute(route, 0n, (x) => p.pool(x), plan));
+    const flow = plan.flow;
+    expect(flow?.order).toEqual([route.inputMint, ...route.hops.map((h) => h.outputMint)]);
+    outcome(() => replayRoute(route, 0n, (x) => p.pool(x), plan));
+    expect(plan.flow).toBe(flow);
+    const split = routes.find(({ route: r }) => !planReplay(r).single)!;
+    expect(planReplay(split.route).flow).toBeDefined();
+  });
+
   it("replayPathQuote (no route built) gives replayRoute's amounts and pathIdeal to the last bit (or the same error), with and without a memo", () => {
     const memos = singles.map(() => [] as ReplayMemo);
     const fromRoute = (f: () => Route) => attempt(f, (r) => ({ amountIn: r.amountIn, amountOut: r.amountOut, ideal: pathIdeal(r) }));

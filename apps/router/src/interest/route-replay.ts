@@ -102,10 +102,20 @@ export function divideLike(total: bigint, weights: readonly bigint[]): bigint[] 
 
 /** what a replay needs from a route's shape, computed once per route (see replayRoute) */
 export interface ReplayPlan {
-  /** the route's tokens in topological order (input mint first) */
-  order: string[];
   /** the hops form one path (each hop takes what the previous one gave): replayed hop by hop */
   single: boolean;
+  /**
+   * the per-token bookkeeping of the general replay: planned with a split; for a single path on
+   * first use only (its replays take it only in rare cases, see replayPath), as most watched
+   * routes are single paths and this is most of a plan's memory
+   */
+  flow?: FlowPlan;
+}
+
+/** the token positions and divisions of the general replay (see walkFlow) */
+export interface FlowPlan {
+  /** the route's tokens in topological order (input mint first) */
+  order: string[];
   /** positions in `order` of the input and output mints */
   inputAt: number;
   outputAt: number;
@@ -126,8 +136,17 @@ export function isSinglePath(route: Route): boolean {
 }
 
 export function planReplay(route: Route): ReplayPlan {
-  const hops = route.hops;
   const single = isSinglePath(route);
+  return single ? { single } : { single, flow: planFlow(route) };
+}
+
+/** the plan's general bookkeeping, planned now when it was left for first use */
+function flowOf(route: Route, plan: ReplayPlan): FlowPlan {
+  return (plan.flow ??= planFlow(route));
+}
+
+function planFlow(route: Route): FlowPlan {
+  const hops = route.hops;
   const order = tokenOrder(route);
   const at = new Map(order.map((t, i) => [t, i]));
   const from = hops.map((h) => at.get(h.inputMint)!);
@@ -136,7 +155,6 @@ export function planReplay(route: Route): ReplayPlan {
   const ins = order.map((_, t) => hops.flatMap((_h, i) => (to[i] === t ? [i] : [])));
   return {
     order,
-    single,
     inputAt: at.get(route.inputMint) ?? 0,
     outputAt: at.get(route.outputMint) ?? order.length - 1,
     from,
@@ -159,9 +177,10 @@ export function replayRoute(route: Route, amount: bigint, poolAt: PoolLookup, pl
     const r = replayPath(route, amount, poolAt, memo);
     if (r) return r;
   }
-  const { order, from, to } = plan;
+  const fp = flowOf(route, plan);
+  const { order, from, to } = fp;
   const pools = currentPools(route, poolAt);
-  const flow = walkFlow(route, amount, pools, plan, memo);
+  const flow = walkFlow(route, amount, pools, fp, memo);
   const hops: RouteHop[] = [];
   for (let i = 0; i < route.hops.length; i++) {
     const q = flow.quotes[i];
@@ -188,7 +207,7 @@ interface Flow {
  * outputs. amountIn: ExactIn, what the hops leaving the input mint took; ExactOut, what the input
  * mint must give.
  */
-function walkFlow(route: Route, amount: bigint, pools: Pool[], plan: ReplayPlan, memo: ReplayMemo | undefined): Flow {
+function walkFlow(route: Route, amount: bigint, pools: Pool[], plan: FlowPlan, memo: ReplayMemo | undefined): Flow {
   const { order, from, to } = plan;
   const n = route.hops.length;
   const quotes: (HopQuote | undefined)[] = new Array(n).fill(undefined);
@@ -339,10 +358,11 @@ export function replayQuote(route: Route, amount: bigint, poolAt: PoolLookup, pl
     const q = replayPathQuote(route, amount, poolAt, memo);
     if (q !== null) return { amountIn: q.amountIn, amountOut: q.amountOut, ideal: q.ideal, hops: route.hops.length };
   }
-  const { order, from, to } = plan;
+  const fp = flowOf(route, plan);
+  const { order, from, to } = fp;
   const n = route.hops.length;
   const pools = currentPools(route, poolAt);
-  const { quotes, amountIn, amountOut } = walkFlow(route, amount, pools, plan, memo);
+  const { quotes, amountIn, amountOut } = walkFlow(route, amount, pools, fp, memo);
   // per hop: what it took (undefined: left out, as replayRoute leaves out a hop given nothing)
   const took: (bigint | undefined)[] = quotes.map((q) => q?.amountIn);
   // routeShares of the kept hops, in hop order: each token's outflow divided by what its hops took
@@ -350,8 +370,8 @@ export function replayQuote(route: Route, amount: bigint, poolAt: PoolLookup, pl
   for (let i = 0; i < n; i++) if (took[i] !== undefined) outTotal[from[i]] += took[i]!;
   const held: number[] = new Array(order.length).fill(0);
   const value: number[] = new Array(order.length).fill(0);
-  held[plan.inputAt] = 1;
-  value[plan.inputAt] = 1;
+  held[fp.inputAt] = 1;
+  value[fp.inputAt] = 1;
   const shares: number[] = new Array(n).fill(0);
   for (let i = 0; i < n; i++) {
     const a = took[i];
@@ -365,14 +385,14 @@ export function replayQuote(route: Route, amount: bigint, poolAt: PoolLookup, pl
     const v = value[from[i]] * f * pool.spotPrice(order[from[i]]) * (1 - pool.feeBps / 10_000);
     value[to[i]] = value[to[i]] + v;
   }
-  return { amountIn, amountOut, ideal: value[plan.outputAt], hops: mainPathHops(plan, took, shares) };
+  return { amountIn, amountOut, ideal: value[fp.outputAt], hops: mainPathHops(fp, took, shares) };
 }
 
 /**
  * mainPath(route, shares).length - 1 of the kept hops, over token positions: from the input, to
  * the token its kept hops give the largest share (summed per token; ties: the first reached)
  */
-function mainPathHops(plan: ReplayPlan, took: readonly (bigint | undefined)[], shares: readonly number[]): number {
+function mainPathHops(plan: FlowPlan, took: readonly (bigint | undefined)[], shares: readonly number[]): number {
   const { from, to } = plan;
   // token positions reached (a route has a few tokens: a list, not a set)
   const seen: number[] = [plan.inputAt];
