@@ -35,6 +35,7 @@ import { TOPICS } from '../libs/contracts/src/topics';
 import { EmbeddedLog } from '../libs/log/src/embedded/embedded-log';
 import { MINTS } from '../libs/solana/src/programs';
 import { cpuSnapshot, cpuUse, fmtMs, fmtPct, fmtRate, summarize, verdict, type BenchSection } from './harness';
+import type { HeapAnswer } from './heap-probe';
 import { MOVING_TAIL_MS, pairKey, type LoadJob, type LoadResult } from './stream-load';
 import { tupleKey, type QuoteTuple } from '../libs/contracts/src/stream';
 
@@ -117,13 +118,40 @@ export interface StreamFigures {
   replaysPerWindow: { p50: number; max: number };
 }
 
+/**
+ * The simulated market's genesis as pool-updates records. The market itself (every pool's state,
+ * tick arrays included: tens of megabytes) lives only in this call, not in the router's process
+ * for the run: the load process moves its own copy.
+ */
+function genesisRecords(opts: SimMarketOptions): Array<{ key: string; value: Buffer }> {
+  return new SimMarket(opts).genesis().map((x) => ({ key: x.address, value: encodePoolUpdate(x) }));
+}
+
+/** the heap in use of a process started with the heap probe (see heap-probe.ts), after a full collection */
+function childHeap(child: ChildProcess): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const onMessage = (m: HeapAnswer): void => {
+      if (m?.type !== 'heap') return;
+      child.off('message', onMessage);
+      child.off('exit', onExit);
+      resolve(m.heapUsed);
+    };
+    const onExit = (): void => reject(new Error('the stream app exited before it told its heap'));
+    child.on('message', onMessage);
+    child.once('exit', onExit);
+    child.send({ type: 'heap' });
+  });
+}
+
 /** the stream app in its own process on `dir`, listening on a free port: its WebSocket URL */
 async function startStreamApp(dir: string): Promise<{ url: string; child: ChildProcess }> {
   const register = path.join(__dirname, '..', 'test', 'support', 'ts-register.js');
   const main = path.join(__dirname, '..', 'apps', 'stream', 'src', 'main.ts');
+  const probe = path.join(__dirname, 'heap-probe.ts');
   for (let attempt = 0; ; attempt++) {
     const port = 20_000 + Math.floor(Math.random() * 30_000);
-    const child = spawn(process.execPath, ['-r', register, main], { env: { ...process.env, ...NO_RATE_LIMIT, DATA_DIR: dir, PORT: String(port), LOG_DRIVER: 'embedded' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    // the heap probe answers the benchmark's heap requests over the IPC channel (see heap-probe.ts)
+    const child = spawn(process.execPath, ['--expose-gc', '-r', register, '-r', probe, main], { env: { ...process.env, ...NO_RATE_LIMIT, DATA_DIR: dir, PORT: String(port), LOG_DRIVER: 'embedded' }, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
     let output = '';
     const up = await new Promise<boolean>((resolve) => {
       const onData = (d: Buffer): void => {
@@ -143,12 +171,8 @@ export async function run(deployment: Deployment, updatesPerSecond = UPDATES_PER
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-stream-'));
   const log = new EmbeddedLog({ dataDir: dir });
   const marketOpts = BENCH_MARKET;
-  const market = new SimMarket(marketOpts);
   await log.ensureTopic(TOPICS.poolUpdates);
-  await log.append(
-    TOPICS.poolUpdates,
-    market.genesis().map((x) => ({ key: x.address, value: encodePoolUpdate(x) })),
-  );
+  await log.append(TOPICS.poolUpdates, genesisRecords(marketOpts));
   const allInOne = deployment !== 'split';
   const config = { ...loadConfig({ DATA_DIR: dir, PORT: '0', ...NO_RATE_LIMIT, INTEREST_WORKERS: DEPLOYMENTS[deployment].workers }), port: 0 };
   const moduleRef = await Test.createTestingModule({ imports: [allInOne ? AllInOne : RouterOnly] })
@@ -193,7 +217,9 @@ export async function run(deployment: Deployment, updatesPerSecond = UPDATES_PER
   const interest = app.get(InterestHost);
   global.gc?.();
   // the quote work's heap is its worker's (when it runs in one)
-  const heap = async (): Promise<number> => process.memoryUsage().heapUsed + (await interest.snapshot(true)).workers.reduce((a, w) => a + w.heapUsed, 0);
+  // and the stream app's, when it runs in its own process
+  const heap = async (): Promise<number> =>
+    process.memoryUsage().heapUsed + (await interest.snapshot(true)).workers.reduce((a, w) => a + w.heapUsed, 0) + (streamApp ? await childHeap(streamApp) : 0);
   const heapBefore = await heap();
   const restBase = `http://127.0.0.1:${app.getHttpServer().address().port}`;
   const restQuote = `${restBase}/api/v1/quote?inputMint=${MINTS.SOL}&outputMint=${MINTS.USDC}&amount=1000000000&swapMode=ExactIn`;
@@ -415,7 +441,7 @@ export async function run(deployment: Deployment, updatesPerSecond = UPDATES_PER
         value: r.rest.length === 0 ? 'none' : `${fmtMs(summarize(r.rest).p50)} / ${fmtMs(summarize(r.rest).p99)}`,
         notes: `GET /api/v1/quote 1 SOL → USDC (the most connected pair: every SOL/USDC pool and split), one at a time every ${REST_EVERY_MS} ms from the load process while the market moves: ${r.rest.length} answers, max ${r.rest.length === 0 ? '–' : fmtMs(summarize(r.rest).max)}${r.restFailed > 0 ? `, ${r.restFailed} not 200` : ''}; it waits for whatever holds the router's main thread`,
       },
-      { metric: 'memory per subscription', value: `${(heapPerSub / 1024).toFixed(2)} KiB`, notes: allInOne ? 'server heap growth with all subscriptions live (stream hub + router interest state, in its worker when it runs in one)' : `router heap growth with all subscriptions live (router interest state${interest.workerCount > 0 ? ', in its worker' : ''}; the stream hub is in the other process)` },
+      { metric: 'memory per subscription', value: `${(heapPerSub / 1024).toFixed(2)} KiB`, notes: allInOne ? 'server heap growth with all subscriptions live (stream hub + router interest state, in its worker when it runs in one)' : `heap growth of both processes with all subscriptions live (router interest state${interest.workerCount > 0 ? ', in its worker' : ''}, and the stream hub in the stream app's process)` },
     ],
   };
   return { section, figures };
