@@ -184,6 +184,8 @@ export class TopicStore {
   private readonly selectFrom: Database.Statement;
   private readonly dataVersion: Database.Statement;
   private readonly appendTx: (messages: LogMessage[], ts: number) => number;
+  /** the bytes the last committed batch wrote, about (keys, values and a row's overhead; what the checkpoint worker counts) */
+  private batchBytes = 0;
 
   /**
    * its WAL checkpoints run in the process's checkpoint worker (see wal-checkpointer.ts); false:
@@ -220,6 +222,7 @@ export class TopicStore {
     const tx = this.db.transaction((messages: LogMessage[], ts: number): number => {
       const first = this.selectNext.get() as number;
       let i = 0;
+      let bytes = 0;
       for (const { n, stmt, args } of inserts) {
         for (; i + n <= messages.length; i += n) {
           for (let j = 0; j < n; j++) {
@@ -228,10 +231,12 @@ export class TopicStore {
             args[4 * j + 1] = m.key;
             args[4 * j + 2] = m.value;
             args[4 * j + 3] = ts;
+            bytes += m.key.length + m.value.length + ROW_OVERHEAD_BYTES;
           }
           stmt.run(args);
         }
       }
+      this.batchBytes = bytes;
       // the reused argument arrays let go of this batch's keys and values
       for (const { args } of inserts) args.fill(undefined);
       return first;
@@ -245,11 +250,7 @@ export class TopicStore {
     const ts = Date.now();
     this.background ??= this.checkpoints.background && walCheckpointer.hold(this.file, this.synchronous, this.checkpoints.onError);
     const first = this.guard(() => this.appendTx(messages, ts));
-    if (this.background) {
-      let bytes = 0;
-      for (const m of messages) bytes += m.key.length + m.value.length + ROW_OVERHEAD_BYTES;
-      walCheckpointer.appended(this.file, bytes);
-    }
+    if (this.background) walCheckpointer.appended(this.file, this.batchBytes);
     return { first, ts };
   }
 
