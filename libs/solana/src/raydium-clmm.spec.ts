@@ -7,6 +7,7 @@ import {
   CLMM_POOL_STATE_DISCRIMINATOR,
   CLMM_POOL_STATE_SIZE,
   CLMM_TICK_ARRAY_SIZE,
+  CLMM_TICK_STATE_SIZE,
   clmmAccountType,
   clmmAmmConfigAddress,
   clmmBitmapExtensionAddress,
@@ -217,8 +218,8 @@ describe('Raydium CLMM codecs: fixtures', () => {
     });
     expect(clmmTickArrayAddress(ta.poolId, ta.startTickIndex)).toBe('HBytvMypGaPRENK9w9HmtFeNLr9xCHvPamcCiiYsYvqY');
     expect(encodeClmmTickArrayState(ta).equals(t.data)).toBe(true);
-    // the ticks never written (all 168 bytes zero) are one shared frozen object; the others each their own
-    const zero = ta.ticks.filter((_, i) => t.data.subarray(44 + 168 * i, 44 + 168 * (i + 1)).every((b) => b === 0));
+    // the ticks never written (all their bytes zero; the ticks start at byte 44) are one shared frozen object; the others each their own
+    const zero = ta.ticks.filter((_, i) => t.data.subarray(44 + CLMM_TICK_STATE_SIZE * i, 44 + CLMM_TICK_STATE_SIZE * (i + 1)).every((b) => b === 0));
     expect(zero.length).toBeGreaterThan(0);
     expect(zero.length).toBeLessThan(60);
     expect(new Set(zero).size).toBe(1);

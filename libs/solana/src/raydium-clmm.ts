@@ -503,8 +503,8 @@ function decodeTick(buf: Buffer, o: number): ClmmTickState {
 
 /**
  * The uninitialized tick of a decoded array: every all-zero tick of every array decoded shares
- * this frozen object (most of an array's 60 ticks, held by every pool's arrays: one object and
- * its ten bigints each would be most of the projection's heap)
+ * this frozen object (most of an array's 60 ticks on chain, instead of an object with ten bigints
+ * and a reward array each)
  */
 const ZERO_TICK: ClmmTickState = Object.freeze({
   tick: 0,
