@@ -97,6 +97,8 @@ export const SEARCH_STALE_MS = 1_000;
 export type PushKind = 'replay' | 'check' | 'search';
 /** a candidate path estimated this much better than the current route is priced exactly (see InterestService.check) */
 const RESEARCH_GAIN = 5e-4;
+/** no pools: what an unwatched tuple is indexed under */
+const NO_POOLS: ReadonlySet<string> = new Set();
 /** candidate paths kept per tuple for those checks (the search evaluates 12 exactly) */
 const MAX_CANDIDATES = 12;
 
@@ -126,10 +128,13 @@ class Watched {
   plan: ReplayPlan | undefined = undefined;
   /** the route's hop quotes of its last replay: hops whose pool did not change are not quoted again */
   memo: ReplayMemo = [];
-  /** pools of `route` */
-  routeDeps = new Set<string>();
-  /** pools of the candidate paths of the last search */
-  candDeps = new Set<string>();
+  /**
+   * pools of `route`, and of the candidate paths of the last search not on it (each once): what
+   * the tuple is indexed under. Arrays, not sets: a few to a few dozen addresses per tuple, read
+   * only when the indexes change
+   */
+  routeDeps: readonly string[] = [];
+  candDeps: readonly string[] = [];
   /** the candidate paths of the last search (pool addresses and mints), best estimate first */
   cands: CandidatePath[] = [];
   /** their float estimates, by candidate */
@@ -383,8 +388,8 @@ export class InterestService {
     this.checks.delete(key);
     this.searches.delete(key);
     this.announce.delete(key);
-    this.index(this.byRoutePool, key, w.routeDeps, new Set());
-    this.index(this.byCandidatePool, key, w.candDeps, new Set());
+    this.index(this.byRoutePool, key, w.routeDeps, NO_POOLS);
+    this.index(this.byCandidatePool, key, w.candDeps, NO_POOLS);
     w.candEst.release();
     w.routeEst?.release();
   }
@@ -910,8 +915,8 @@ export class InterestService {
     }
     this.index(this.byRoutePool, w.key, w.routeDeps, routeDeps);
     this.index(this.byCandidatePool, w.key, w.candDeps, cand);
-    w.routeDeps = routeDeps;
-    w.candDeps = cand;
+    w.routeDeps = [...routeDeps];
+    w.candDeps = [...cand];
     return q;
   }
 
@@ -988,7 +993,8 @@ export class InterestService {
     return { tuple: w.tuple, amountOut: amountOut.toString(), amountIn: amountIn.toString(), priceImpactBps, hops, slot: this.projections.projection.slot };
   }
 
-  private index(idx: Map<string, Set<string>>, key: string, prev: ReadonlySet<string>, next: ReadonlySet<string>): void {
+  /** the tuple `key`, indexed under the pools `prev`, is indexed under `next` instead */
+  private index(idx: Map<string, Set<string>>, key: string, prev: readonly string[], next: ReadonlySet<string>): void {
     for (const d of prev) {
       if (next.has(d)) continue;
       const s = idx.get(d);
@@ -998,7 +1004,6 @@ export class InterestService {
       }
     }
     for (const d of next) {
-      if (prev.has(d)) continue;
       let s = idx.get(d);
       if (!s) idx.set(d, (s = new Set()));
       s.add(key);
