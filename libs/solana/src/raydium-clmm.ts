@@ -506,18 +506,13 @@ function decodeTick(buf: Buffer, o: number): ClmmTickState {
  * this frozen object (most of an array's 60 ticks on chain, instead of an object with ten bigints
  * and a reward array each)
  */
-const ZERO_TICK: ClmmTickState = Object.freeze({
-  tick: 0,
-  liquidityNet: 0n,
-  liquidityGross: 0n,
-  feeGrowthOutside0X64: 0n,
-  feeGrowthOutside1X64: 0n,
-  rewardGrowthsOutsideX64: Object.freeze([0n, 0n, 0n]) as unknown as bigint[],
-  orderPhase: 0n,
-  ordersAmount: 0n,
-  partFilledOrdersRemaining: 0n,
-  unfilledRatioX64: 0n,
-}) as ClmmTickState;
+const ZERO_TICK: ClmmTickState = frozen(clmmEmptyTick());
+
+/** the tick and its reward array, frozen */
+function frozen(t: ClmmTickState): ClmmTickState {
+  Object.freeze(t.rewardGrowthsOutsideX64);
+  return Object.freeze(t);
+}
 
 /** An uninitialized tick (all zero), a new object the caller may change. */
 export function clmmEmptyTick(): ClmmTickState {
