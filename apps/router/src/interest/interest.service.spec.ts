@@ -215,6 +215,43 @@ describe('InterestService debounce', () => {
     }
   });
 
+  it('background searches held back in the last ms before a window closes wait for its deadline: no flush re-scheduled at once meanwhile', async () => {
+    await settled();
+    const internals = svc as unknown as {
+      watched: Map<string, object>;
+      searches: Set<string>;
+      replays: Set<string>;
+      replayDue: number | null;
+      replayCause: number | null;
+      lastSearchSlice: number;
+      timer: { cancel(): void } | null;
+      timerAt: number;
+    };
+    const keys = [...internals.watched.keys()];
+    const { replays: replays0, searches: searches0 } = svc.stats();
+    // a window of every tuple 5 ms from its deadline, and a search slice due long ago (searches
+    // queued as when a pool enters the graph); no other flush pending
+    internals.timer?.cancel();
+    internals.timer = null;
+    internals.timerAt = Infinity;
+    const due = Date.now() + 5;
+    for (const k of keys) internals.replays.add(k);
+    internals.replayDue = due;
+    internals.replayCause = due - DEBOUNCE_MS;
+    for (const k of keys) internals.searches.add(k);
+    internals.lastSearchSlice = 0;
+    svc.flush();
+    // the window comes first: no search now, and the next flush is the window's own at its
+    // deadline, not one at once (it would find the same and schedule itself again, on every turn
+    // of the event loop until the deadline)
+    expect(svc.stats().searches).toBe(searches0);
+    expect(internals.timerAt).toBeGreaterThanOrEqual(due);
+    // the window replays at its deadline and the searches run after it
+    await waitFor(() => svc.stats().replays >= replays0 + keys.length && internals.replays.size === 0, 5_000, "the window's replays", 5);
+    await settled();
+    expect(svc.stats().searches - searches0).toBeGreaterThanOrEqual(keys.length);
+  });
+
   it('a pool leaving the graph searches again only the tuples whose route it breaks; a pool entering it queues every tuple', async () => {
     await pause(300); // earlier work settles
     const snapshot = market.snapshot();

@@ -566,10 +566,7 @@ export class InterestService {
     }
     if (this.warm !== null && !waiting) this.prewarm(started);
     const searchFrom = Date.now();
-    // background searches take the gaps between windows: not while a window's replays run or
-    // wait to, nor when one is about to close
-    const windowBusy = this.replays.size > 0 && (this.replayDue === null || this.replayDue - searchFrom < SEARCH_SLICE_MS + 2);
-    if (!waiting && !windowBusy && this.searches.size > 0 && searchFrom - this.lastSearchSlice >= this.searchPause() && searchFrom - started < SLICE_MS) {
+    if (!waiting && !this.windowBusy(searchFrom) && this.searches.size > 0 && searchFrom - this.lastSearchSlice >= this.searchPause() && searchFrom - started < SLICE_MS) {
       while (Date.now() - searchFrom < SEARCH_SLICE_MS) {
         const w = this.nextSearch(searchFrom);
         if (w === undefined) break;
@@ -588,8 +585,9 @@ export class InterestService {
     // on the event loop meanwhile
     if (this.checks.size > 0 && this.checkGap(now)) this.schedule(now);
     if (this.warm !== null && this.replayDue !== null && now < this.replayDue) this.schedule(now);
-    const gap = !waiting && (this.replays.size === 0 || (this.replayDue !== null && this.replayDue > now));
-    if (this.searches.size > 0 && gap) this.schedule(this.lastSearchSlice + this.searchPause());
+    // nor in the last ms before a window closes: its own flush at the deadline comes first (a
+    // search slice due meanwhile would otherwise be retried on every turn of the event loop)
+    if (this.searches.size > 0 && !waiting && !this.windowBusy(now)) this.schedule(this.lastSearchSlice + this.searchPause());
   }
 
   /**
@@ -629,6 +627,14 @@ export class InterestService {
     this.checks.add(key);
     const w = this.watched.get(key);
     if (w) w.checkCause ??= cause;
+  }
+
+  /**
+   * background searches take the gaps between windows: not while a window's replays run or wait
+   * to, nor when one is about to close
+   */
+  private windowBusy(nowMs: number): boolean {
+    return this.replays.size > 0 && (this.replayDue === null || this.replayDue - nowMs < SEARCH_SLICE_MS + 2);
   }
 
   /** the pause between background search slices: short while no debounce window is open */
