@@ -75,6 +75,25 @@ const BIG_WINDOW = 1000;
 /** the late pushes are counted per stretch of this long (when their change was appended), to show whether they come in bursts */
 const BURST_MS = 500;
 
+/** a column of numbers kept outside the JS heap while the run goes (grown by doubling) */
+class Column {
+  private values = new Float64Array(1 << 16);
+  length = 0;
+
+  push(v: number): void {
+    if (this.length === this.values.length) {
+      const grown = new Float64Array(this.values.length * 2);
+      grown.set(this.values);
+      this.values = grown;
+    }
+    this.values[this.length++] = v;
+  }
+
+  get(i: number): number {
+    return this.values[i];
+  }
+}
+
 /** the simulated market of the stream benchmarks: 1,000 pools of all six programs */
 export const BENCH_MARKET: SimMarketOptions = { seed: 12, pools: 1000, tokens: 200, swapsPerSlot: 40, programs: 'all' };
 
@@ -235,17 +254,19 @@ export async function run(deployment: Deployment, updatesPerSecond = UPDATES_PER
   // how long a task that arrives on the main thread (a REST request, a socket frame) may wait
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
   loopDelay.enable();
-  // what each push answers: the append time of the pool change behind it, in publish order; kept
-  // in flat arrays during the run (no key string or object per push in the measured process) and
-  // indexed by tuple and slot afterwards
+  // what each push answers: the append time of the pool change behind it, in publish order, and
+  // when the router computed it; kept in flat columns during the run (no key string or object per
+  // push in the measured process, numbers outside its heap) and indexed by tuple and slot afterwards
   const KINDS: PushKind[] = ['replay', 'check', 'search'];
-  const observed: { tuples: QuoteTuple[]; slots: number[]; at: number[]; kind: number[]; window: number[] } = { tuples: [], slots: [], at: [], kind: [], window: [] };
-  interest.pushObserver = (q, at, by, window) => {
-    observed.tuples.push(q.tuple);
+  const tuples: QuoteTuple[] = [];
+  const observed = { slots: new Column(), at: new Column(), kind: new Column(), window: new Column(), computed: new Column() };
+  interest.pushObserver = (q, at, by, window, computed) => {
+    tuples.push(q.tuple);
     observed.slots.push(q.slot);
     observed.at.push(at);
     observed.kind.push(KINDS.indexOf(by));
     observed.window.push(window ?? NaN);
+    observed.computed.push(computed);
   };
   const measuredFrom = Date.now() + WARMUP_SECONDS * 1000;
   child.send({ type: 'go' });
@@ -263,10 +284,11 @@ export async function run(deployment: Deployment, updatesPerSecond = UPDATES_PER
   const replays = stats1.replays - stats0.replays;
   const prewarmed = stats1.prewarmed - stats0.prewarmed;
   interest.pushObserver = null;
-  const causes = new Map<string, Array<{ at: number; by: PushKind; window?: number }>>();
+  const causes = new Map<string, Array<{ at: number; by: PushKind; window?: number; computed: number }>>();
   for (let i = 0; i < observed.at.length; i++) {
-    const k = `${tupleKey(observed.tuples[i])}|${observed.slots[i]}`;
-    const c = { at: observed.at[i], by: KINDS[observed.kind[i]], window: Number.isNaN(observed.window[i]) ? undefined : observed.window[i] };
+    const k = `${tupleKey(tuples[i])}|${observed.slots.get(i)}`;
+    const window = observed.window.get(i);
+    const c = { at: observed.at.get(i), by: KINDS[observed.kind.get(i)], window: Number.isNaN(window) ? undefined : window, computed: observed.computed.get(i) };
     const l = causes.get(k);
     if (l) l.push(c);
     else causes.set(k, [c]);
@@ -283,6 +305,11 @@ export async function run(deployment: Deployment, updatesPerSecond = UPDATES_PER
   let unmatched = 0;
   // the pushes over 150 ms, classified below by what they were
   const lateOnes: Array<{ at: number; by: PushKind; window?: number }> = [];
+  // every measured push's latency in two: change → computed by the router, computed → received by the client
+  const toComputed: number[] = [];
+  const afterComputed: number[] = [];
+  const lateToComputed: number[] = [];
+  const lateAfterComputed: number[] = [];
   for (let i = 0; i < r.receipts.length; i += 3) {
     const pair = all[r.receipts[i]];
     const c = pair ? causes.get(`${pairKey(pair)}|${r.receipts[i + 1]}`)?.shift() : undefined;
@@ -296,7 +323,13 @@ export async function run(deployment: Deployment, updatesPerSecond = UPDATES_PER
     }
     causal.push(r.receipts[i + 2] - c.at);
     byKind[c.by].push(r.receipts[i + 2] - c.at);
-    if (r.receipts[i + 2] - c.at > 150) lateOnes.push(c);
+    toComputed.push(c.computed - c.at);
+    afterComputed.push(r.receipts[i + 2] - c.computed);
+    if (r.receipts[i + 2] - c.at > 150) {
+      lateOnes.push(c);
+      lateToComputed.push(c.computed - c.at);
+      lateAfterComputed.push(r.receipts[i + 2] - c.computed);
+    }
     if (c.window !== undefined) fromWindow.push(r.receipts[i + 2] - c.window);
     if (c.by === 'replay' && c.window !== undefined) {
       const w = windows.get(c.window);
@@ -428,6 +461,13 @@ export async function run(deployment: Deployment, updatesPerSecond = UPDATES_PER
         metric: 'the pushes over 150 ms',
         value: `${share(lateIn.big)} replays of windows of more than ${BIG_WINDOW.toLocaleString('en-US')}, ${share(lateIn.replay)} other replays, ${share(lateIn.check)} route switches, ${share(lateIn.search)} background searches`,
         notes: `of ${lateOnes.length.toLocaleString('en-US')} pushes over 150 ms. ${burstNote}${bigWindows.length} windows had more than ${BIG_WINDOW.toLocaleString('en-US')} replays (${fmtPct(bigWindows.reduce((a, w) => a + w.n, 0) / Math.max(1, causal.length))} of all pushes): a pool on that many subscribed routes changed, and its window's replays run one after the other on the thread doing the quote work`,
+      },
+      {
+        metric: 'pool change → computed by the router, computed → receipt (p50 / p99)',
+        value: `${fmtDist(dist(toComputed))}, ${fmtDist(dist(afterComputed))}`,
+        notes:
+          `the same pushes' latency in two at the time the router priced each quote (before its append to quotes-changed): the first part is the debounce and the router's queue, the second the log, the stream app${deployment === 'split' ? ' in its process' : ''} and the client. ` +
+          `The pushes over 150 ms: computed p50 ${fmtMs(dist(lateToComputed).p50)} after their change, received p50 ${fmtMs(dist(lateAfterComputed).p50)} / p99 ${fmtMs(dist(lateAfterComputed).p99)} after their computation`,
       },
       { metric: 'pool change → receipt, route switches (p50 / p99)', value: fmtDist(kinds.check), notes: `${byKind.check.length.toLocaleString('en-US')} pushes: a check made a candidate path that priced better the route` },
       { metric: 'pool change → receipt, background searches (p50 / p99)', value: fmtDist(kinds.search), notes: `${byKind.search.length.toLocaleString('en-US')} pushes: a background search found a better route than the one in place` },

@@ -33,6 +33,8 @@ export interface Observation {
   cause: number;
   by: PushKind;
   window?: number;
+  /** when the worker computed it (Unix ms) */
+  computed: number;
 }
 
 /** stats: `gc`, collect garbage first when the process exposes gc (the benchmark's memory figures) */
@@ -77,7 +79,7 @@ async function main(): Promise<void> {
   const projections = new ProjectionService(log);
   const interest = new InterestService(bridge, projections, config, shard);
   port.on('message', (m: ToWorker) => {
-    if (m.type === 'observe') interest.pushObserver = m.on ? (quote, cause, by, window) => observed.push({ quote, cause, by, window }) : null;
+    if (m.type === 'observe') interest.pushObserver = m.on ? (quote, cause, by, window, computed) => observed.push({ quote, cause, by, window, computed }) : null;
     else if (m.type === 'stats') {
       const gc = (globalThis as { gc?: () => void }).gc;
       if (m.gc && gc) gc();

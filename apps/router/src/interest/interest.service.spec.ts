@@ -556,9 +556,9 @@ describe('InterestService debounce', () => {
     }
   });
 
-  it('reports each push a pool change caused with the append time of the first change of its route it answers', async () => {
-    const seen: Array<{ slot: number; at: number; by: string; window?: number }> = [];
-    svc.pushObserver = (q, at, by, window) => seen.push({ slot: q.slot, at, by, window });
+  it('reports each push a pool change caused with the append time of the first change of its route it answers, and when it was computed', async () => {
+    const seen: Array<{ key: string; slot: number; at: number; by: string; window?: number; computed: number }> = [];
+    svc.pushObserver = (q, at, by, window, computed) => seen.push({ key: tupleKey(q.tuple), slot: q.slot, at, by, window, computed });
     try {
       await pause(200); // earlier work settles
       seen.length = 0;
@@ -583,6 +583,18 @@ describe('InterestService debounce', () => {
       // some tuples' routes were changed by the second append only: they answer that one
       expect(replays.some((r) => r.at === firstAt)).toBe(true);
       expect(replays.some((r) => r.at === secondAt)).toBe(true);
+      // computed after the window's deadline, before the quotes-changed record that carries it was appended
+      const published = new Map<string, number>();
+      for (const r of await quotes()) {
+        const q = decodeQuotesChanged(r.value);
+        published.set(`${r.key}|${q.slot}`, r.timestamp);
+      }
+      for (const r of replays) {
+        expect(r.computed).toBeGreaterThanOrEqual(firstAt + DEBOUNCE_MS - 1);
+        const appended = published.get(`${r.key}|${r.slot}`);
+        expect(appended).toBeDefined();
+        expect(r.computed).toBeLessThanOrEqual(appended!);
+      }
     } finally {
       svc.pushObserver = null;
     }

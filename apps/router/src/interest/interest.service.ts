@@ -259,9 +259,11 @@ export class InterestService {
    * Diagnostics (the stream benchmark): called for every quote published because a pool changed,
    * with the append time of the change it answers (a replay: the first change of a pool of the
    * tuple's route since its previous quote; a background search: the change that queued it) and,
-   * for a replay, the append time of its debounce window's first update. Null: not observed.
+   * for a replay, the append time of its debounce window's first update (undefined for the
+   * others), and the time it was computed (before its append to quotes-changed: the rest of a
+   * push's latency is the log, the stream app and the client's). Null: not observed.
    */
-  pushObserver: ((q: QuotesChanged, causeAppendedAt: number, by: PushKind, windowAppendedAt?: number) => void) | null = null;
+  pushObserver: ((q: QuotesChanged, causeAppendedAt: number, by: PushKind, windowAppendedAt: number | undefined, computedAt: number) => void) | null = null;
   /**
    * While an open window waits for its deadline, its tuples' routes and candidate paths are
    * priced on the current pools (see prewarm). On by default; off only to measure what it buys
@@ -502,7 +504,7 @@ export class InterestService {
       const announce = this.announce.delete(w.key);
       if (announce || w.last === undefined || !sameQuote(w.last, q)) {
         out.push(this.message(w, q));
-        if (cause !== undefined && this.pushObserver !== null) this.pushObserver(q, cause, by, windowCause);
+        if (cause !== undefined && this.pushObserver !== null) this.pushObserver(q, cause, by, windowCause, Date.now());
       }
       w.last = q;
     };
