@@ -365,6 +365,7 @@ export async function run(deployment: Deployment, updatesPerSecond = UPDATES_PER
   const dist = (l: number[]): { p50: number; p99: number } => (l.length === 0 ? { p50: NaN, p99: NaN } : summarize(l));
   const fmtDist = (d: { p50: number; p99: number }): string => (Number.isNaN(d.p50) ? 'none' : `${fmtMs(d.p50)} / ${fmtMs(d.p99)}`);
   const kinds = { replay: dist(byKind.replay), check: dist(byKind.check), search: dist(byKind.search) };
+  const late = { toComputed: dist(lateToComputed), afterComputed: dist(lateAfterComputed) };
   if (streamApp) {
     const exited = new Promise((resolve) => streamApp!.once('exit', resolve));
     streamApp.kill('SIGTERM');
@@ -467,7 +468,7 @@ export async function run(deployment: Deployment, updatesPerSecond = UPDATES_PER
         value: `${fmtDist(dist(toComputed))}, ${fmtDist(dist(afterComputed))}`,
         notes:
           `the same pushes' latency in two at the time the router priced each quote (before its append to quotes-changed): the first part is the debounce and the router's queue, the second the log, the stream app${deployment === 'split' ? ' in its process' : ''} and the client. ` +
-          `The pushes over 150 ms: computed p50 ${fmtMs(dist(lateToComputed).p50)} after their change, received p50 ${fmtMs(dist(lateAfterComputed).p50)} / p99 ${fmtMs(dist(lateAfterComputed).p99)} after their computation`,
+          `The pushes over 150 ms: computed p50 ${fmtMs(late.toComputed.p50)} after their change, received p50 ${fmtMs(late.afterComputed.p50)} / p99 ${fmtMs(late.afterComputed.p99)} after their computation`,
       },
       { metric: 'pool change → receipt, route switches (p50 / p99)', value: fmtDist(kinds.check), notes: `${byKind.check.length.toLocaleString('en-US')} pushes: a check made a candidate path that priced better the route` },
       { metric: 'pool change → receipt, background searches (p50 / p99)', value: fmtDist(kinds.search), notes: `${byKind.search.length.toLocaleString('en-US')} pushes: a background search found a better route than the one in place` },

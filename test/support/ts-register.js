@@ -9,7 +9,8 @@ const fs = require('fs');
 
 /** how long after the last file it compiled the compiler is let go */
 const RELEASE_AFTER_MS = 1000;
-let ts = null;
+/** the loaded compiler and its options (null: not loaded) */
+let loaded = null;
 let releaseTimer = null;
 
 /**
@@ -19,24 +20,27 @@ let releaseTimer = null;
  * compiler). A file required later loads it again.
  */
 function compiler() {
-  if (ts === null) ts = require('typescript');
+  if (loaded === null) {
+    const ts = require('typescript');
+    loaded = { ts, compilerOptions: optionsFor(ts) };
+  }
   if (releaseTimer === null) {
     releaseTimer = setTimeout(release, RELEASE_AFTER_MS);
     releaseTimer.unref();
   } else releaseTimer.refresh();
-  return ts;
+  return loaded;
 }
 
 function release() {
   const id = require.resolve('typescript');
-  const loaded = require.cache[id];
+  const cached = require.cache[id];
   delete require.cache[id];
-  module.children = module.children.filter((c) => c !== loaded);
-  ts = null;
+  module.children = module.children.filter((c) => c !== cached);
+  loaded = null;
   releaseTimer = null;
 }
 
-const compilerOptions = (ts) => ({
+const optionsFor = (ts) => ({
   module: ts.ModuleKind.CommonJS,
   target: ts.ScriptTarget.ES2022,
   experimentalDecorators: true,
@@ -50,8 +54,8 @@ const compilerOptions = (ts) => ({
 
 function compileTs(module, filename) {
   const source = fs.readFileSync(filename, 'utf8');
-  const ts = compiler();
-  const { outputText } = ts.transpileModule(source, { fileName: filename, compilerOptions: compilerOptions(ts), reportDiagnostics: false });
+  const { ts, compilerOptions } = compiler();
+  const { outputText } = ts.transpileModule(source, { fileName: filename, compilerOptions, reportDiagnostics: false });
   module._compile(outputText, filename);
 }
 

@@ -183,9 +183,8 @@ export class TopicStore {
   private readonly selectNext: Database.Statement;
   private readonly selectFrom: Database.Statement;
   private readonly dataVersion: Database.Statement;
-  private readonly appendTx: (messages: LogMessage[], ts: number) => number;
-  /** the bytes the last committed batch wrote, about (keys, values and a row's overhead; what the checkpoint worker counts) */
-  private batchBytes = 0;
+  /** appends a batch: its first offset, and the bytes it wrote, about (keys, values and a row's overhead; what the checkpoint worker counts) */
+  private readonly appendTx: (messages: LogMessage[], ts: number) => { first: number; bytes: number };
 
   /**
    * its WAL checkpoints run in the process's checkpoint worker (see wal-checkpointer.ts); false:
@@ -219,7 +218,7 @@ export class TopicStore {
       'SELECT offset, key, value, ts FROM records WHERE offset >= ? ORDER BY offset LIMIT ?',
     );
     this.dataVersion = this.db.prepare('PRAGMA data_version').pluck();
-    const tx = this.db.transaction((messages: LogMessage[], ts: number): number => {
+    const tx = this.db.transaction((messages: LogMessage[], ts: number): { first: number; bytes: number } => {
       const first = this.selectNext.get() as number;
       let i = 0;
       let bytes = 0;
@@ -236,10 +235,9 @@ export class TopicStore {
           stmt.run(args);
         }
       }
-      this.batchBytes = bytes;
       // the reused argument arrays let go of this batch's keys and values
       for (const { args } of inserts) args.fill(undefined);
-      return first;
+      return { first, bytes };
     });
     // IMMEDIATE: take the write lock before reading max(offset), so two writers never collide.
     this.appendTx = (messages, ts) => tx.immediate(messages, ts);
@@ -249,8 +247,8 @@ export class TopicStore {
   append(messages: LogMessage[]): { first: number; ts: number } {
     const ts = Date.now();
     this.background ??= this.checkpoints.background && walCheckpointer.hold(this.file, this.synchronous, this.checkpoints.onError);
-    const first = this.guard(() => this.appendTx(messages, ts));
-    if (this.background) walCheckpointer.appended(this.file, this.batchBytes);
+    const { first, bytes } = this.guard(() => this.appendTx(messages, ts));
+    if (this.background) walCheckpointer.appended(this.file, bytes);
     return { first, ts };
   }
 
