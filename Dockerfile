@@ -18,4 +18,5 @@ COPY --from=build /app/dist ./dist
 COPY package.json ./
 ARG APP=all-in-one
 ENV APP=${APP}
-CMD ["sh", "-c", "exec node dist/apps/${APP}/src/main.js"]
+# --max-semi-space-size: see "Node settings" in the README
+CMD ["sh", "-c", "exec node --max-semi-space-size=64 dist/apps/${APP}/src/main.js"]

@@ -23,6 +23,7 @@ import { fork, spawn, type ChildProcess } from 'child_process';
 import { SimMarket, type SimMarketOptions } from '../apps/ingestor/src/sim/market';
 import { configureHttpApp } from '../apps/router/src/http-app';
 import { DEBOUNCE_MS, SEARCH_STALE_MS, type PushKind } from '../apps/router/src/interest/interest.service';
+import { GcTally, type GcKindTally, type GcSummary } from '../apps/router/src/interest/gc-tally';
 import { InterestHost } from '../apps/router/src/interest/interest-host';
 import { ProjectionService } from '../apps/router/src/projection/projection.service';
 import { RouterModule } from '../apps/router/src/router.module';
@@ -94,6 +95,15 @@ class Column {
   }
 }
 
+/** one kind of collection: how many, their summed and longest pause */
+function fmtKind(t: GcKindTally): string {
+  return `${t.count.toLocaleString('en-US')} (${fmtMs(t.ms)}, max ${fmtMs(t.maxMs)})`;
+}
+
+function fmtCollections(c: GcSummary): string {
+  return `${fmtKind(c.minor)} scavenges, ${fmtKind(c.major)} mark-compacts`;
+}
+
 /** the simulated market of the stream benchmarks: 1,000 pools of all six programs */
 export const BENCH_MARKET: SimMarketOptions = { seed: 12, pools: 1000, tokens: 200, swapsPerSlot: 40, programs: 'all' };
 
@@ -135,6 +145,8 @@ export interface StreamFigures {
   machine: { busy: number; steal: number } | null;
   windowsPerSecond: number;
   replaysPerWindow: { p50: number; max: number };
+  /** mark-compact collections of the threads doing the quote work over the run (the main thread's when it does it) */
+  majorCollections: number;
 }
 
 /**
@@ -170,7 +182,7 @@ async function startStreamApp(dir: string): Promise<{ url: string; child: ChildP
   for (let attempt = 0; ; attempt++) {
     const port = 20_000 + Math.floor(Math.random() * 30_000);
     // the heap probe answers the benchmark's heap requests over the IPC channel (see heap-probe.ts)
-    const child = spawn(process.execPath, ['--expose-gc', '-r', register, '-r', probe, main], { env: { ...process.env, ...NO_RATE_LIMIT, DATA_DIR: dir, PORT: String(port), LOG_DRIVER: 'embedded' }, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+    const child = spawn(process.execPath, ['--max-semi-space-size=64', '--expose-gc', '-r', register, '-r', probe, main], { env: { ...process.env, ...NO_RATE_LIMIT, DATA_DIR: dir, PORT: String(port), LOG_DRIVER: 'embedded' }, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
     let output = '';
     const up = await new Promise<boolean>((resolve) => {
       const onData = (d: Buffer): void => {
@@ -254,6 +266,9 @@ export async function run(deployment: Deployment, updatesPerSecond = UPDATES_PER
   // how long a task that arrives on the main thread (a REST request, a socket frame) may wait
   const loopDelay = monitorEventLoopDelay({ resolution: 10 });
   loopDelay.enable();
+  // the main thread's garbage collections over the run (each quote worker counts its own while observed)
+  const mainCollections = new GcTally();
+  mainCollections.start();
   // what each push answers: the append time of the pool change behind it, in publish order, and
   // when the router computed it; kept in flat columns during the run (no key string or object per
   // push in the measured process, numbers outside its heap) and indexed by tuple and slot afterwards
@@ -277,6 +292,8 @@ export async function run(deployment: Deployment, updatesPerSecond = UPDATES_PER
   const mainBusy = performance.eventLoopUtilization(main0).utilization;
   const cpu = cpuUse(cpu0, cpuSnapshot());
   loopDelay.disable();
+  mainCollections.stop();
+  const collections = { main: mainCollections.summary(), workers: workers1.map((w) => w.collections) };
   const workersBusy = workers1.map((w, i) => performance.eventLoopUtilization(w.busy, workers0[i].busy).utilization);
   const searches = stats1.searches - stats0.searches;
   const checks = stats1.checks - stats0.checks;
@@ -392,6 +409,7 @@ export async function run(deployment: Deployment, updatesPerSecond = UPDATES_PER
     machine: cpu === null ? null : { busy: cpu.busy, steal: cpu.steal },
     windowsPerSecond: windows.size / RUN_SECONDS,
     replaysPerWindow: { p50: perWindow.p50, max: perWindow.max },
+    majorCollections: (workersBusy.length === 0 ? [collections.main] : collections.workers).reduce((a, c) => a + c.major.count, 0),
   };
   const section: BenchSection = {
     title: DEPLOYMENTS[deployment].title,
@@ -428,6 +446,12 @@ export async function run(deployment: Deployment, updatesPerSecond = UPDATES_PER
           'over the run, CPU time per OS thread of the router\'s process as a share of the wall time (/proc): ' +
           `${workersBusy.length === 0 ? 'the others ' : workersBusy.length === 1 ? 'the busiest other thread is the quote worker; the rest ' : `the ${workersBusy.length} busiest other threads are the quote workers; the rest `}are V8's garbage collection and compiler helpers and libuv's pool. ` +
           'A thread whose CPU time is well under its event loop utilization above spent that difference runnable but waiting for a core',
+      },
+      {
+        metric: 'router garbage collection (pauses)',
+        value: [`main ${fmtCollections(collections.main)}`, ...collections.workers.map((c) => `quote worker ${fmtCollections(c)}`)].join('; '),
+        notes:
+          'over the run, per thread of the router (perf_hooks gc entries): scavenges of the young generation; mark-compacts of the whole heap, their final pause (the incremental marking before it runs in steps on the thread and concurrently on the helpers, and slows the thread for a few hundred ms: see the README)',
       },
       {
         metric: 'machine CPU',

@@ -23,6 +23,7 @@ import type { QuotesChanged } from '../../../../libs/contracts/src/stream';
 import { TOPICS } from '../../../../libs/contracts/src/topics';
 import { LOG_PORT, type LogMessage, type LogPort } from '../../../../libs/log/src/log.port';
 import { ProjectionService } from '../projection/projection.service';
+import type { GcSummary } from './gc-tally';
 import { InterestService, type InterestStats, type PushKind } from './interest.service';
 import type { FromWorker, InterestWorkerData, ToWorker } from './interest-worker';
 
@@ -53,7 +54,7 @@ const WORKER_CLOSE_MS = 5_000;
 /** the stats of the quote work and how busy its threads are (diagnostics, the stream benchmark) */
 export interface InterestSnapshot {
   stats: InterestStats;
-  /** per worker (by shard): its own stats, event loop utilization since it started and heap (bytes); none when the work runs on the main thread */
+  /** per worker (by shard): its own stats, event loop utilization since it started, heap (bytes) and garbage collections while observed; none when the work runs on the main thread */
   workers: WorkerAnswer[];
 }
 
@@ -61,6 +62,8 @@ export interface WorkerAnswer {
   stats: InterestStats;
   busy: EventLoopUtilization;
   heapUsed: number;
+  /** its garbage collections since the push observer was set (none counted while it is not) */
+  collections: GcSummary;
 }
 
 interface Shard {
@@ -124,7 +127,7 @@ export class InterestHost implements OnModuleInit, OnModuleDestroy {
     const answers = await Promise.all(this.shards.map((s) => this.ask(s, gc)));
     const stats = { ...answers[0].stats };
     for (const a of answers.slice(1)) for (const k of Object.keys(stats) as Array<keyof InterestStats>) stats[k] += a.stats[k];
-    return { stats, workers: answers.map(({ stats: own, busy, heapUsed }) => ({ stats: own, busy, heapUsed })) };
+    return { stats, workers: answers.map(({ stats: own, busy, heapUsed, collections }) => ({ stats: own, busy, heapUsed, collections })) };
   }
 
   /** InterestService.pushObserver (diagnostics), wherever it runs */

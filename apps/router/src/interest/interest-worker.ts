@@ -18,6 +18,7 @@ import { TOPICS } from '../../../../libs/contracts/src/topics';
 import { createLog } from '../../../../libs/log/src/create-log';
 import type { AppendResult, LogMessage, LogPort } from '../../../../libs/log/src/log.port';
 import { ProjectionService } from '../projection/projection.service';
+import { GcTally, type GcSummary } from './gc-tally';
 import { InterestService, type InterestStats, type PushKind } from './interest.service';
 
 export interface InterestWorkerData {
@@ -37,14 +38,14 @@ export interface Observation {
   computed: number;
 }
 
-/** stats: `gc`, collect garbage first when the process exposes gc (the benchmark's memory figures) */
+/** observe: also counts this thread's garbage collections from then on; stats: `gc`, collect garbage first when the process exposes gc (the benchmark's memory figures) */
 export type ToWorker = { type: 'observe'; on: boolean } | { type: 'stats'; id: number; gc?: boolean } | { type: 'close' };
 export type FromWorker =
   | { type: 'ready' }
   /** quotes-changed records to append, in order; `observed`: the pushes among them, while observed */
   | { type: 'publish'; messages: Array<{ key: string; value: Uint8Array }>; observed: Observation[] }
-  /** `busy`: the worker's event loop utilization since it started; `heapUsed`: its heap, bytes */
-  | { type: 'stats'; id: number; stats: InterestStats; busy: EventLoopUtilization; heapUsed: number }
+  /** `busy`: the worker's event loop utilization since it started; `heapUsed`: its heap, bytes; `collections`: its garbage collections since observed */
+  | { type: 'stats'; id: number; stats: InterestStats; busy: EventLoopUtilization; heapUsed: number; collections: GcSummary }
   | { type: 'failed'; message: string };
 
 async function main(): Promise<void> {
@@ -78,15 +79,20 @@ async function main(): Promise<void> {
   };
   const projections = new ProjectionService(log);
   const interest = new InterestService(bridge, projections, config, shard);
+  const collections = new GcTally();
   port.on('message', (m: ToWorker) => {
-    if (m.type === 'observe') interest.pushObserver = m.on ? (quote, cause, by, window, computed) => observed.push({ quote, cause, by, window, computed }) : null;
-    else if (m.type === 'stats') {
+    if (m.type === 'observe') {
+      interest.pushObserver = m.on ? (quote, cause, by, window, computed) => observed.push({ quote, cause, by, window, computed }) : null;
+      if (m.on) collections.start();
+      else collections.stop();
+    } else if (m.type === 'stats') {
       const gc = (globalThis as { gc?: () => void }).gc;
       if (m.gc && gc) gc();
-      post({ type: 'stats', id: m.id, stats: interest.stats(), busy: performance.eventLoopUtilization(), heapUsed: getHeapStatistics().used_heap_size });
+      post({ type: 'stats', id: m.id, stats: interest.stats(), busy: performance.eventLoopUtilization(), heapUsed: getHeapStatistics().used_heap_size, collections: collections.summary() });
     }
     else if (m.type === 'close') {
       void (async () => {
+        collections.stop();
         await interest.close();
         await projections.onModuleDestroy();
         await log.close();

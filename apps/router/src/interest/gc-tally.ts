@@ -1,0 +1,65 @@
+/**
+ * The garbage collections of the thread it runs on, counted while it observes (diagnostics: the
+ * stream benchmark reports them for the thread doing the quote work, whether the main thread or
+ * a quote worker). A PerformanceObserver sees the collections of its own thread only.
+ */
+import { constants, PerformanceObserver } from 'perf_hooks';
+
+export interface GcKindTally {
+  count: number;
+  /** summed pause, ms */
+  ms: number;
+  /** longest pause, ms */
+  maxMs: number;
+}
+
+/** scavenges of the young generation; mark-compacts of the whole heap (their final pause); incremental marking steps */
+export interface GcSummary {
+  minor: GcKindTally;
+  major: GcKindTally;
+  incremental: GcKindTally;
+}
+
+const empty = (): GcKindTally => ({ count: 0, ms: 0, maxMs: 0 });
+
+export class GcTally {
+  private observer: PerformanceObserver | null = null;
+  private tally: GcSummary = { minor: empty(), major: empty(), incremental: empty() };
+
+  /** counts from zero from now on */
+  start(): void {
+    this.stop();
+    this.tally = { minor: empty(), major: empty(), incremental: empty() };
+    this.observer = new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) this.add((e.detail as { kind?: number } | undefined)?.kind, e.duration);
+    });
+    this.observer.observe({ entryTypes: ['gc'] });
+  }
+
+  stop(): void {
+    this.observer?.disconnect();
+    this.observer = null;
+  }
+
+  /** the collections counted since start (delivered so far: the observer's entries arrive after the collection) */
+  summary(): GcSummary {
+    const copy = (t: GcKindTally): GcKindTally => ({ ...t });
+    return { minor: copy(this.tally.minor), major: copy(this.tally.major), incremental: copy(this.tally.incremental) };
+  }
+
+  /** one collection of `kind` (perf_hooks' NODE_PERFORMANCE_GC_* constants) that paused the thread `ms` */
+  add(kind: number | undefined, ms: number): void {
+    const t =
+      kind === constants.NODE_PERFORMANCE_GC_MINOR
+        ? this.tally.minor
+        : kind === constants.NODE_PERFORMANCE_GC_MAJOR
+          ? this.tally.major
+          : kind === constants.NODE_PERFORMANCE_GC_INCREMENTAL
+            ? this.tally.incremental
+            : undefined;
+    if (t === undefined) return;
+    t.count++;
+    t.ms += ms;
+    t.maxMs = Math.max(t.maxMs, ms);
+  }
+}
