@@ -38,7 +38,7 @@ import { MINTS } from '../libs/solana/src/programs';
 import { cpuSnapshot, cpuUse, fmtMs, fmtPct, fmtRate, summarize, verdict, type BenchSection } from './harness';
 import type { HeapAnswer } from './heap-probe';
 import { MOVING_TAIL_MS, pairKey, type LoadJob, type LoadResult } from './stream-load';
-import { tupleKey, type QuoteTuple } from '../libs/contracts/src/stream';
+import { tupleKey } from '../libs/contracts/src/stream';
 
 /** 100 connections from one address: the API's rate limit (on by default) is lifted for the load */
 const NO_RATE_LIMIT = { RATE_LIMIT_PER_MINUTE: '0', RATE_LIMIT_PER_SECOND: '0' };
@@ -273,10 +273,12 @@ export async function run(deployment: Deployment, updatesPerSecond = UPDATES_PER
   // when the router computed it; kept in flat columns during the run (no key string or object per
   // push in the measured process, numbers outside its heap) and indexed by tuple and slot afterwards
   const KINDS: PushKind[] = ['replay', 'check', 'search'];
-  const tuples: QuoteTuple[] = [];
-  const observed = { slots: new Column(), at: new Column(), kind: new Column(), window: new Column(), computed: new Column() };
+  // each push's tuple as its subscription's index (a quote worker's observations arrive as copies:
+  // keeping their tuples would grow the measured main thread's heap by ~40 MB over a run)
+  const pairIndex = new Map(all.map((p, i) => [pairKey(p), i]));
+  const observed = { pair: new Column(), slots: new Column(), at: new Column(), kind: new Column(), window: new Column(), computed: new Column() };
   interest.pushObserver = (q, at, by, window, computed) => {
-    tuples.push(q.tuple);
+    observed.pair.push(pairIndex.get(tupleKey(q.tuple)) ?? -1);
     observed.slots.push(q.slot);
     observed.at.push(at);
     observed.kind.push(KINDS.indexOf(by));
@@ -303,7 +305,7 @@ export async function run(deployment: Deployment, updatesPerSecond = UPDATES_PER
   interest.pushObserver = null;
   const causes = new Map<string, Array<{ at: number; by: PushKind; window?: number; computed: number }>>();
   for (let i = 0; i < observed.at.length; i++) {
-    const k = `${tupleKey(tuples[i])}|${observed.slots.get(i)}`;
+    const k = `${observed.pair.get(i)}|${observed.slots.get(i)}`;
     const window = observed.window.get(i);
     const c = { at: observed.at.get(i), by: KINDS[observed.kind.get(i)], window: Number.isNaN(window) ? undefined : window, computed: observed.computed.get(i) };
     const l = causes.get(k);
@@ -328,8 +330,7 @@ export async function run(deployment: Deployment, updatesPerSecond = UPDATES_PER
   const lateToComputed: number[] = [];
   const lateAfterComputed: number[] = [];
   for (let i = 0; i < r.receipts.length; i += 3) {
-    const pair = all[r.receipts[i]];
-    const c = pair ? causes.get(`${pairKey(pair)}|${r.receipts[i + 1]}`)?.shift() : undefined;
+    const c = all[r.receipts[i]] ? causes.get(`${r.receipts[i]}|${r.receipts[i + 1]}`)?.shift() : undefined;
     if (!c) {
       unmatched++;
       continue;
