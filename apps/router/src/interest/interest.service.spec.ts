@@ -40,7 +40,7 @@ describe('InterestService debounce', () => {
 
   /** no first search, background search or check is waiting */
   const settled = async (): Promise<void> => {
-    const q = svc as unknown as { urgent: Set<string>; searches: Set<string>; checks: Set<string> };
+    const q = svc as unknown as { urgent: Set<string>; searches: Set<string>; checks: { size: number } };
     await waitFor(() => q.urgent.size + q.searches.size + q.checks.size === 0, 3_000, 'no first search, background search or check waiting', 10);
   };
   /** the float estimate of one candidate path of one tuple is `factor` times what it is; returns the undo */
@@ -146,7 +146,7 @@ describe('InterestService debounce', () => {
   it('while a window waits for its deadline its routes are priced into their memos; the replays at the deadline push what a replay from nothing gives', async () => {
     await settled();
     type W = { route?: Route; plan?: ReplayPlan; memo: ReplayMemo; amount: bigint; warmFor?: number; last?: { amountIn?: string; amountOut?: string; error?: string } };
-    const internals = svc as unknown as { replays: Set<string>; replayDue: number | null; watched: Map<string, W>; prewarm: (started: number) => void };
+    const internals = svc as unknown as { replays: Iterable<W>; replayDue: number | null; watched: Map<string, W>; prewarm: (started: number) => void };
     const poolAt = (a: string) => projections.projection.pool(a);
     const prewarm = internals.prewarm;
     let warmedChecked = 0;
@@ -154,10 +154,9 @@ describe('InterestService debounce', () => {
     // (one that cannot carry its amount any more is left to the replay)
     internals.prewarm = function (this: unknown, started: number) {
       const due = internals.replayDue;
-      const cold = [...internals.replays].filter((k) => internals.watched.get(k)?.warmFor !== due);
+      const cold = [...internals.replays].filter((w) => w.warmFor !== due);
       prewarm.call(this, started);
-      for (const key of cold) {
-        const w = internals.watched.get(key)!;
+      for (const w of cold) {
         if (w.warmFor !== due || !w.route || !w.plan?.single) continue;
         try {
           replayQuote(w.route, w.amount, poolAt, w.plan);
@@ -194,8 +193,8 @@ describe('InterestService debounce', () => {
 
   it('pending checks and searches do not spin the event loop while a window waits or replays', async () => {
     // background work that cannot run yet (a window is open): every tuple queued for a search
-    const internals = svc as unknown as { searches: Set<string>; checks: Set<string>; watched: Map<string, unknown> };
-    for (const key of internals.watched.keys()) internals.checks.add(key);
+    const internals = svc as unknown as { searches: Set<string>; checks: { add(w: unknown): void; size: number }; watched: Map<string, unknown> };
+    for (const w of internals.watched.values()) internals.checks.add(w);
     const flush = jest.spyOn(svc, 'flush');
     try {
       let appends = 0;
@@ -220,7 +219,7 @@ describe('InterestService debounce', () => {
     const internals = svc as unknown as {
       watched: Map<string, object>;
       searches: Set<string>;
-      replays: Set<string>;
+      replays: { add(w: object): void; size: number };
       replayDue: number | null;
       replayCause: number | null;
       lastSearchSlice: number;
@@ -235,7 +234,7 @@ describe('InterestService debounce', () => {
     internals.timer = null;
     internals.timerAt = Infinity;
     const due = Date.now() + 5;
-    for (const k of keys) internals.replays.add(k);
+    for (const w of internals.watched.values()) internals.replays.add(w);
     internals.replayDue = due;
     internals.replayCause = due - DEBOUNCE_MS;
     for (const k of keys) internals.searches.add(k);
@@ -320,7 +319,7 @@ describe('InterestService debounce', () => {
   it('a switch is refined by a full search only when its price impact leaves a split room to gain more than 5 bp', async () => {
     await pause(300); // earlier work settles
     type W = { key: string; route?: Route; last?: { priceImpactBps: number } };
-    const internals = svc as unknown as { watched: Map<string, W>; searches: Set<string>; checks: Set<string>; urgent: Set<string>; switchTo: (w: W, r: Route, cause: number) => { priceImpactBps: number } };
+    const internals = svc as unknown as { watched: Map<string, W>; searches: Set<string>; checks: { add(w: W): void; size: number }; urgent: Set<string>; switchTo: (w: W, r: Route, cause: number) => { priceImpactBps: number } };
     // larger amounts of the first pair, for routes with some price impact
     const big = [8, 9, 10, 11].map((e) => ({ ...tuples[0], amount: String(10 ** e), exactIn: true }));
     for (const tuple of big) await writer.append(TOPICS.quoteInterest, [{ key: tupleKey(tuple), value: encodeQuoteInterest({ op: 'add', instance: 'i1', tuple }) }]);
@@ -348,7 +347,7 @@ describe('InterestService debounce', () => {
     await pause(300); // earlier work settles
     type C = { pools: string[]; mints: string[] };
     type W = { key: string; tuple: QuoteTuple; mode: string; amount: bigint; route?: Route; cands: C[]; candRatio: number[]; last?: { amountOut: string } };
-    const internals = svc as unknown as { watched: Map<string, W>; searches: Set<string>; checks: Set<string>; urgent: Set<string> };
+    const internals = svc as unknown as { watched: Map<string, W>; searches: Set<string>; checks: { add(w: W): void; size: number }; urgent: Set<string> };
     await settled();
     // an ExactIn tuple and a candidate path that is not its route and prices worse than it exactly (but within a factor 5)
     let pick: { w: W; c: C } | undefined;
@@ -380,7 +379,7 @@ describe('InterestService debounce', () => {
     // the float estimate of that candidate errs: a hundred times what it really pays out
     const undo = skewEstimate(w, c, 100);
     try {
-      internals.checks.add(w.key);
+      internals.checks.add(w);
       svc.flush();
       await pause(100);
       const after = svc.stats();
@@ -392,7 +391,7 @@ describe('InterestService debounce', () => {
       expect(pushed.filter((x) => x.startsWith(w.key))).toEqual([]);
       // re-baselined: the same estimate does not fire again
       expect(w.candRatio[w.cands.indexOf(c)]).toBeGreaterThan(ratioBefore * 10);
-      internals.checks.add(w.key);
+      internals.checks.add(w);
       svc.flush();
       expect(svc.stats().switches).toBe(before.switches);
       expect(internals.searches.has(w.key)).toBe(false);
@@ -409,7 +408,7 @@ describe('InterestService debounce', () => {
     const internals = svc as unknown as {
       watched: Map<string, W>;
       searches: Set<string>;
-      checks: Set<string>;
+      checks: { add(w: W): void; size: number };
       urgent: Set<string>;
       adopt: (w: W, r: Route | undefined, error?: string) => unknown;
     };
@@ -420,14 +419,14 @@ describe('InterestService debounce', () => {
     internals.adopt(w, undefined, 'no route');
     expect(w.cands.every((c, i) => w.candRatio[i] === (freshEstimate(w, c) ?? 0))).toBe(true);
     const searches = svc.stats().searches;
-    internals.checks.add(w.key);
+    internals.checks.add(w);
     svc.flush();
     expect(internals.searches.has(w.key)).toBe(false);
     // a candidate now estimated 1% better: the check queues a search, which finds the route again
     const c = w.cands.find((x) => freshEstimate(w, x) !== undefined)!;
     const undo = skewEstimate(w, c, 1.01);
     try {
-      internals.checks.add(w.key);
+      internals.checks.add(w);
       svc.flush();
       await waitFor(() => w.route !== undefined, 2_000, 'a route for the tuple', 10);
     } finally {
@@ -494,7 +493,7 @@ describe('InterestService debounce', () => {
   it('a search queued for a candidate gain is withdrawn when a later check finds no gain; one queued because a pool entered the graph is not', async () => {
     await pause(300); // earlier work settles: every route was searched on the current pools, no candidate gains
     type W = { key: string; route?: unknown; cands: unknown[]; queuedBy?: number; searchForGain?: boolean };
-    const internals = svc as unknown as { watched: Map<string, W>; searches: Set<string>; checks: Set<string>; urgent: Set<string> };
+    const internals = svc as unknown as { watched: Map<string, W>; searches: Set<string>; checks: { add(w: W): void; size: number }; urgent: Set<string> };
     const [w, v] = [...internals.watched.values()].filter((x) => x.route && x.cands.length > 1);
     expect(v).toBeDefined();
     await settled();
@@ -504,7 +503,7 @@ describe('InterestService debounce', () => {
       internals.searches.add(x.key);
       x.searchForGain = forGain || undefined;
       x.queuedBy = 1;
-      internals.checks.add(x.key);
+      internals.checks.add(x);
     }
     svc.flush();
     expect(internals.searches.has(w.key)).toBe(false);
@@ -519,7 +518,7 @@ describe('InterestService debounce', () => {
   it('searches queued for a candidate gain are served newest first; one that waited longer than SEARCH_STALE_MS is withdrawn unrun', async () => {
     await pause(300); // earlier work settles
     type W = { key: string; route?: unknown; queuedBy?: number; searchForGain?: boolean };
-    const internals = svc as unknown as { watched: Map<string, W>; searches: Set<string>; gainSearches: string[]; checks: Set<string>; urgent: Set<string> };
+    const internals = svc as unknown as { watched: Map<string, W>; searches: Set<string>; gainSearches: string[]; checks: { add(w: W): void; size: number }; urgent: Set<string> };
     await settled();
     const [stale, older, newer] = [...internals.watched.values()].filter((x) => x.route);
     expect(newer).toBeDefined();

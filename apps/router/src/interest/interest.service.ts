@@ -55,6 +55,7 @@ import { aggregatorFeeOf, charge, feeBpsFor, findBestNetRoute, type FeeSchedule 
 import { impactBps, quoteFields } from './quote-fields';
 import { NO_PATHS, PathEstimates, PoolStamps, type EstimablePath } from './path-estimates';
 import { planReplay, PoolGoneError, replayQuote, type ReplayMemo, type ReplayPlan, type RouteQuote } from './route-replay';
+import { TupleQueue } from './tuple-queue';
 
 /** bursts of pool changes are coalesced into one recompute after this long */
 export const DEBOUNCE_MS = 50;
@@ -165,6 +166,8 @@ class Watched {
   warmFor: number | undefined = undefined;
   /** ... and whose check its route's and candidates' float estimates were computed for */
   estimatesWarmFor: number | undefined = undefined;
+  /** its place in the replay and check queues (see TupleQueue; slots: the two windows' queues, the checks') */
+  readonly pos = [-1, -1, -1];
   constructor(
     readonly tuple: QuoteTuple,
     readonly key: string,
@@ -217,20 +220,20 @@ export class InterestService {
   /** full search now: first interest, broken route */
   private readonly urgent = new Set<string>();
   /** replay once the debounce is over (the current window) */
-  private replays = new Set<string>();
+  private replays = new TupleQueue<Watched>(0);
   private replayDue: number | null = null;
   /**
    * replays wanted by pool changes applied after the current window closed (while its replays
    * run): the next window, due DEBOUNCE_MS after the first of them, so a burst that goes on
    * while a window is being computed is debounced too instead of being replayed change by change
    */
-  private nextReplays = new Set<string>();
+  private nextReplays = new TupleQueue<Watched>(1);
   /**
    * prewarm's pass over the open window (see prewarm): where it stands (its deadline, the pass's
    * iterator, which pass); 'start': a pass is wanted from the top (tuples were queued since);
    * null: none wanted (nothing of the open window is left to warm)
    */
-  private warm: { due: number; keys: Iterator<string>; estimates: boolean } | 'start' | null = null;
+  private warm: { due: number; keys: Iterator<Watched>; estimates: boolean } | 'start' | null = null;
   private nextDue: number | null = null;
   /** the append time of the first pool change of the current / next window (what its quotes answer) */
   private replayCause = 0;
@@ -243,7 +246,7 @@ export class InterestService {
    */
   private catchUp: { due: number; target: Positions | null; edge: boolean; timer: NodeJS.Timeout } | null = null;
   /** a candidate path's pool changed: does a candidate now beat the current route? */
-  private readonly checks = new Set<string>();
+  private readonly checks = new TupleQueue<Watched>(2);
   /** tuples queued for a background search (both kinds: a candidate's gain, a pool that entered the graph) */
   private readonly searches = new Set<string>();
   /**
@@ -385,9 +388,9 @@ export class InterestService {
     if (!w) return;
     this.watched.delete(key);
     this.urgent.delete(key);
-    this.replays.delete(key);
-    this.nextReplays.delete(key);
-    this.checks.delete(key);
+    this.replays.delete(w);
+    this.nextReplays.delete(w);
+    this.checks.delete(w);
     this.searches.delete(key);
     this.announce.delete(key);
     this.index(this.byRoutePool, key, w.routeDeps, NO_POOLS);
@@ -437,12 +440,12 @@ export class InterestService {
       const at = timeOf(pool);
       if (onRoute) {
         for (const k of onRoute) {
-          into.add(k);
           const w = this.watched.get(k)!;
+          into.add(w);
           if (w.changedAt === undefined || at < w.changedAt) w.changedAt = at;
         }
       }
-      if (onCandidate) for (const k of onCandidate) this.queueCheck(k, at);
+      if (onCandidate) for (const k of onCandidate) this.queueCheck(this.watched.get(k)!, at);
     }
     const wait = this.catchUp;
     if (wait && (wait.edge || (wait.target && this.caughtUpWith(wait.target)))) this.caughtUp();
@@ -516,24 +519,21 @@ export class InterestService {
     }
     if (this.replayDue !== null && started >= this.replayDue && this.syncedFor !== this.replayDue) this.syncWithLog(this.replayDue);
     if (this.replayDue !== null && started >= this.replayDue && this.syncedFor === this.replayDue) {
-      for (const key of this.replays) {
+      for (const w of this.replays) {
         if (Date.now() - started >= REPLAY_SLICE_MS) break;
-        this.replays.delete(key);
+        this.replays.delete(w);
         // the replay sees every change applied so far, those that queued it for the next window too
-        this.nextReplays.delete(key);
-        const w = this.watched.get(key);
-        if (w) {
-          const cause = w.changedAt ?? this.replayCause;
-          const q = this.replay(w);
-          emit(w, q, cause, 'replay', this.replayCause);
-          // the route moved: a candidate may beat it now. Its check runs after the window's
-          // replays, between windows (with any check queued meanwhile; `since`: the earliest
-          // change behind it), so every replay of the window is pushed first: most checks find
-          // no better path, and a window of thousands of replays is not held up by them
-          const checkCause = w.checkCause;
-          const since = Math.min(cause, checkCause ?? cause);
-          if (w.route !== undefined && (w.cands.length > 1 || checkCause !== undefined) && !(this.searches.has(key) && !w.searchForGain)) this.queueCheck(key, since);
-        }
+        this.nextReplays.delete(w);
+        const cause = w.changedAt ?? this.replayCause;
+        const q = this.replay(w);
+        emit(w, q, cause, 'replay', this.replayCause);
+        // the route moved: a candidate may beat it now. Its check runs after the window's
+        // replays, between windows (with any check queued meanwhile; `since`: the earliest
+        // change behind it), so every replay of the window is pushed first: most checks find
+        // no better path, and a window of thousands of replays is not held up by them
+        const checkCause = w.checkCause;
+        const since = Math.min(cause, checkCause ?? cause);
+        if (w.route !== undefined && (w.cands.length > 1 || checkCause !== undefined) && !(this.searches.has(w.key) && !w.searchForGain)) this.queueCheck(w, since);
       }
       if (this.replays.size === 0) {
         // the window is done: the next one (if changes came meanwhile) becomes current
@@ -549,15 +549,14 @@ export class InterestService {
     const waiting = this.catchUp !== null && this.catchUp.due === this.replayDue;
     // checks run between windows: while none is open, or before the open one is due
     if (this.checkGap(Date.now())) {
-      for (const key of this.checks) {
+      for (const w of this.checks) {
         const at = Date.now();
         if (at - started >= SLICE_MS || !this.checkGap(at)) break;
-        this.checks.delete(key);
-        const w = this.watched.get(key);
-        if (!w) continue;
+        this.checks.delete(w);
+        const key = w.key;
         // a replay is pending: the check is queued again after it, on the route priced on the
         // current pools (checkCause keeps the earliest change behind it)
-        if (this.replays.has(key) || this.nextReplays.has(key)) continue;
+        if (this.replays.has(w) || this.nextReplays.has(w)) continue;
         const cause = w.checkCause;
         w.checkCause = undefined;
         // queued for a search since a pool entered the graph: the check cannot see paths through it
@@ -625,10 +624,9 @@ export class InterestService {
   }
 
   /** queue a check of the tuple's candidates; `cause`: the append time of the change behind it (the earliest kept) */
-  private queueCheck(key: string, cause: number): void {
-    this.checks.add(key);
-    const w = this.watched.get(key);
-    if (w) w.checkCause ??= cause;
+  private queueCheck(w: Watched, cause: number): void {
+    this.checks.add(w);
+    w.checkCause ??= cause;
   }
 
   /**
@@ -850,8 +848,8 @@ export class InterestService {
   /** a full route search; refreshes the tuple's route and both pool indexes */
   private search(w: Watched): QuotesChanged {
     this.counters.searches++;
-    this.replays.delete(w.key);
-    this.nextReplays.delete(w.key);
+    this.replays.delete(w);
+    this.nextReplays.delete(w);
     w.changedAt = undefined;
     this.searches.delete(w.key);
     w.searchForGain = undefined;
@@ -875,7 +873,7 @@ export class InterestService {
     before.release();
     // set against the route by adopt, below
     w.candRatio = new Array<number>(cands.length).fill(NaN);
-    this.checks.delete(w.key);
+    this.checks.delete(w);
     w.checkCause = undefined;
     try {
       return this.adopt(w, findBestNetRoute(projection, req, this.fee));
@@ -956,8 +954,8 @@ export class InterestService {
         cursor.keys = this.replays.values();
         continue;
       }
-      const w = this.watched.get(next.value);
-      if (!w || !w.route) continue;
+      const w = next.value;
+      if (!w.route) continue;
       if (!cursor.estimates) {
         if (w.warmFor === due) continue;
         w.warmFor = due;
