@@ -182,7 +182,9 @@ async function startStreamApp(dir: string): Promise<{ url: string; child: ChildP
   for (let attempt = 0; ; attempt++) {
     const port = 20_000 + Math.floor(Math.random() * 30_000);
     // the heap probe answers the benchmark's heap requests over the IPC channel (see heap-probe.ts)
-    const child = spawn(process.execPath, ['--max-semi-space-size=64', '--expose-gc', '-r', register, '-r', probe, main], { env: { ...process.env, ...NO_RATE_LIMIT, DATA_DIR: dir, PORT: String(port), LOG_DRIVER: 'embedded' }, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+    // the heap settings this process runs with (npm run bench: those of the apps' start scripts)
+    const heapFlags = process.execArgv.filter((a) => a.startsWith('--max-semi-space-size'));
+    const child = spawn(process.execPath, [...heapFlags, '--expose-gc', '-r', register, '-r', probe, main], { env: { ...process.env, ...NO_RATE_LIMIT, DATA_DIR: dir, PORT: String(port), LOG_DRIVER: 'embedded' }, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
     let output = '';
     const up = await new Promise<boolean>((resolve) => {
       const onData = (d: Buffer): void => {

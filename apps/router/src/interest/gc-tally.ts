@@ -49,17 +49,24 @@ export class GcTally {
 
   /** one collection of `kind` (perf_hooks' NODE_PERFORMANCE_GC_* constants) that paused the thread `ms` */
   add(kind: number | undefined, ms: number): void {
-    const t =
-      kind === constants.NODE_PERFORMANCE_GC_MINOR
-        ? this.tally.minor
-        : kind === constants.NODE_PERFORMANCE_GC_MAJOR
-          ? this.tally.major
-          : kind === constants.NODE_PERFORMANCE_GC_INCREMENTAL
-            ? this.tally.incremental
-            : undefined;
+    const t = this.of(kind);
     if (t === undefined) return;
     t.count++;
     t.ms += ms;
     t.maxMs = Math.max(t.maxMs, ms);
+  }
+
+  /** the tally of a kind of collection; undefined for the kinds not counted (weak callbacks) */
+  private of(kind: number | undefined): GcKindTally | undefined {
+    switch (kind) {
+      case constants.NODE_PERFORMANCE_GC_MINOR:
+        return this.tally.minor;
+      case constants.NODE_PERFORMANCE_GC_MAJOR:
+        return this.tally.major;
+      case constants.NODE_PERFORMANCE_GC_INCREMENTAL:
+        return this.tally.incremental;
+      default:
+        return undefined;
+    }
   }
 }

@@ -100,6 +100,10 @@ export type PushKind = 'replay' | 'check' | 'search';
 const RESEARCH_GAIN = 5e-4;
 /** no pools: what an unwatched tuple is indexed under */
 const NO_POOLS: ReadonlySet<string> = new Set();
+/** a Watched's slots in the TupleQueues (its `pos`): the two windows' replay queues (they swap roles), the checks */
+const WINDOW_A = 0;
+const WINDOW_B = 1;
+const CHECKS = 2;
 /** candidate paths kept per tuple for those checks (the search evaluates 12 exactly) */
 const MAX_CANDIDATES = 12;
 
@@ -166,7 +170,7 @@ class Watched {
   warmFor: number | undefined = undefined;
   /** ... and whose check its route's and candidates' float estimates were computed for */
   estimatesWarmFor: number | undefined = undefined;
-  /** its place in the replay and check queues (see TupleQueue; slots: the two windows' queues, the checks') */
+  /** its place in each replay and check queue (see TupleQueue; by slot: WINDOW_A, WINDOW_B, CHECKS) */
   readonly pos = [-1, -1, -1];
   constructor(
     readonly tuple: QuoteTuple,
@@ -220,14 +224,14 @@ export class InterestService {
   /** full search now: first interest, broken route */
   private readonly urgent = new Set<string>();
   /** replay once the debounce is over (the current window) */
-  private replays = new TupleQueue<Watched>(0);
+  private replays = new TupleQueue<Watched>(WINDOW_A);
   private replayDue: number | null = null;
   /**
    * replays wanted by pool changes applied after the current window closed (while its replays
    * run): the next window, due DEBOUNCE_MS after the first of them, so a burst that goes on
    * while a window is being computed is debounced too instead of being replayed change by change
    */
-  private nextReplays = new TupleQueue<Watched>(1);
+  private nextReplays = new TupleQueue<Watched>(WINDOW_B);
   /**
    * prewarm's pass over the open window (see prewarm): where it stands (its deadline, the pass's
    * iterator, which pass); 'start': a pass is wanted from the top (tuples were queued since);
@@ -246,7 +250,7 @@ export class InterestService {
    */
   private catchUp: { due: number; target: Positions | null; edge: boolean; timer: NodeJS.Timeout } | null = null;
   /** a candidate path's pool changed: does a candidate now beat the current route? */
-  private readonly checks = new TupleQueue<Watched>(2);
+  private readonly checks = new TupleQueue<Watched>(CHECKS);
   /** tuples queued for a background search (both kinds: a candidate's gain, a pool that entered the graph) */
   private readonly searches = new Set<string>();
   /**
