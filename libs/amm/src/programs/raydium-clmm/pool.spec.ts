@@ -4,7 +4,7 @@ import { clmmBitmapExtensionAddress, clmmTickArrayAddress, type ClmmDynamicFeeIn
 import { ClmmPool, clmmDependencies, clmmTickArrayStartIndexes } from './pool';
 import { computeSwapStep, getSqrtPriceAtTick, getTickAtSqrtPrice, Q64, U64_MAX } from './math';
 import { buildSyntheticClmm, type SyntheticClmm, type SyntheticClmmSpec } from './synthetic';
-import { tickIsInitialized } from './tick-array';
+import { prepareBitmaps, tickIsInitialized } from './tick-array';
 
 const POOL = 'AcPS8SrzXDwPxk6LLz2tykwFEsSeD5LtctMLVeh2shq8';
 const M0 = 'So11111111111111111111111111111111111111112';
@@ -318,6 +318,26 @@ describe('ClmmPool: tick arrays beyond the pool bitmap (bitmap extension)', () =
     expect(r.tickCurrent).toBeLessThan(30700);
     expect(r.amountOut).toBe(referenceExactIn(s, true, amount).out);
     expect(clmmTickArrayStartIndexes(s.state, s.extension, 4)).toEqual([30780, 30720, 30660, 30600]);
+  });
+
+  it('spreads the bits of a decoded bitmap once; a new version of the words is spread again', () => {
+    const a = prepareBitmaps(1, s.state.tickArrayBitmap, s.extension);
+    const b = prepareBitmaps(1, s.state.tickArrayBitmap, s.extension);
+    expect(b.pool).toBe(a.pool);
+    expect(b.positive).toBe(a.positive);
+    expect(b.negative).toBe(a.negative);
+    expect([...a.pool.keys()].filter((i) => a.pool[i] === 1)).toEqual([1022, 1023]);
+    expect([...a.positive![0].keys()].filter((i) => a.positive![0][i] === 1)).toEqual([0, 1]);
+    // the next version of the pool and extension accounts decodes to new arrays: array 30600 cleared, 30840 initialized
+    const pool2 = s.state.tickArrayBitmap.map((w, i) => (i === 15 ? w & ~(1n << 62n) : w));
+    const positive2 = s.extension.positiveTickArrayBitmap.map((m, i) => (i === 0 ? m.map((w, j) => (j === 0 ? w | 4n : w)) : m));
+    const c = prepareBitmaps(1, pool2, { positiveTickArrayBitmap: positive2, negativeTickArrayBitmap: s.extension.negativeTickArrayBitmap });
+    expect([...c.pool.keys()].filter((i) => c.pool[i] === 1)).toEqual([1023]);
+    expect([...c.positive![0].keys()].filter((i) => c.positive![0][i] === 1)).toEqual([0, 1, 2]);
+    expect(c.negative).toBe(a.negative);
+    expect(clmmTickArrayStartIndexes({ ...s.state, tickArrayBitmap: pool2 }, { ...s.extension, positiveTickArrayBitmap: positive2 }, 4)).toEqual([30780, 30720, 30660, 30840]); // down from the current array, then up
+    // the first version's bits are as they were
+    expect(a.pool[1022]).toBe(1);
   });
 });
 

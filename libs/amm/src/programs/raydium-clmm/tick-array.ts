@@ -86,14 +86,40 @@ export function bitmapBits(words: ReadonlyArray<bigint>): Uint8Array {
   return bits;
 }
 
-/** The bitmaps the tick array search needs, prepared once per pool state. */
+/**
+ * The bitmaps the tick array search needs, prepared once per pool state. Shared: they are read,
+ * never written (see prepareBitmaps).
+ */
 export interface ClmmBitmaps {
-  tickSpacing: number;
+  readonly tickSpacing: number;
   /** pool.tick_array_bitmap, 1024 bits */
-  pool: Uint8Array;
+  readonly pool: Uint8Array;
   /** extension bitmaps (14 × 512 bits each side), or null when the extension account is not loaded */
-  positive: Uint8Array[] | null;
-  negative: Uint8Array[] | null;
+  readonly positive: readonly Uint8Array[] | null;
+  readonly negative: readonly Uint8Array[] | null;
+}
+
+/**
+ * Bits already spread, by the decoded words they came from. A decoded account is kept per account
+ * version (the projection's AccountView.memo), so a pool's re-materialisation, which asks for its
+ * bitmaps three times (its dependencies, its tick arrays, its quote sides), spreads its pool
+ * bitmap once, and the extension's 28 bitmaps once per version of the extension account (it
+ * changes only when a tick array far from the price is initialized or cleared), instead of
+ * allocating about 15 KB of them on every call.
+ */
+const spreadPool = new WeakMap<ReadonlyArray<bigint>, Uint8Array>();
+const spreadExtension = new WeakMap<ReadonlyArray<ReadonlyArray<bigint>>, Uint8Array[]>();
+
+function spreadOnce(words: ReadonlyArray<bigint>): Uint8Array {
+  let bits = spreadPool.get(words);
+  if (bits === undefined) spreadPool.set(words, (bits = bitmapBits(words)));
+  return bits;
+}
+
+function spreadAllOnce(maps: ReadonlyArray<ReadonlyArray<bigint>>): Uint8Array[] {
+  let bits = spreadExtension.get(maps);
+  if (bits === undefined) spreadExtension.set(maps, (bits = maps.map(bitmapBits)));
+  return bits;
 }
 
 export function prepareBitmaps(
@@ -103,9 +129,9 @@ export function prepareBitmaps(
 ): ClmmBitmaps {
   return {
     tickSpacing,
-    pool: bitmapBits(poolBitmap),
-    positive: extension ? extension.positiveTickArrayBitmap.map(bitmapBits) : null,
-    negative: extension ? extension.negativeTickArrayBitmap.map(bitmapBits) : null,
+    pool: spreadOnce(poolBitmap),
+    positive: extension ? spreadAllOnce(extension.positiveTickArrayBitmap) : null,
+    negative: extension ? spreadAllOnce(extension.negativeTickArrayBitmap) : null,
   };
 }
 
@@ -125,7 +151,7 @@ export function isOverflowDefaultBitmap(tick: number, tickSpacing: number): bool
   return start >= max || start < min;
 }
 
-function requireExtension(b: ClmmBitmaps): { positive: Uint8Array[]; negative: Uint8Array[] } {
+function requireExtension(b: ClmmBitmaps): { positive: readonly Uint8Array[]; negative: readonly Uint8Array[] } {
   if (!b.positive || !b.negative) {
     throw new ClmmMathError(
       'MissingTickArrayBitmapExtensionAccount',
