@@ -146,16 +146,16 @@ describe('InterestService debounce', () => {
   it('while a window waits for its deadline its routes are priced into their memos; the replays at the deadline push what a replay from nothing gives', async () => {
     await settled();
     type W = { route?: Route; plan?: ReplayPlan; memo: ReplayMemo; amount: bigint; warmFor?: number; last?: { amountIn?: string; amountOut?: string; error?: string } };
-    const internals = svc as unknown as { replays: Iterable<W>; replayDue: number | null; watched: Map<string, W>; prewarm: (started: number) => void };
+    const internals = svc as unknown as { replays: Iterable<W>; replayDue: number | null; watched: Map<string, W>; prewarm: (started: number, waiting: boolean) => void };
     const poolAt = (a: string) => projections.projection.pool(a);
     const prewarm = internals.prewarm;
     let warmedChecked = 0;
     // right after each slice: the single paths it warmed hold the quotes of the current pools
     // (one that cannot carry its amount any more is left to the replay)
-    internals.prewarm = function (this: unknown, started: number) {
+    internals.prewarm = function (this: unknown, started: number, waiting: boolean) {
       const due = internals.replayDue;
       const cold = [...internals.replays].filter((w) => w.warmFor !== due);
-      prewarm.call(this, started);
+      prewarm.call(this, started, waiting);
       for (const w of cold) {
         if (w.warmFor !== due || !w.route || !w.plan?.single) continue;
         try {
@@ -189,6 +189,72 @@ describe('InterestService debounce', () => {
       compared++;
     }
     expect(compared).toBeGreaterThan(5);
+  });
+
+  it('a window at its deadline waiting for the log goes on pricing its routes ahead; background searches wait for that pricing', async () => {
+    await settled();
+    type W = { warmFor?: number };
+    const internals = svc as unknown as {
+      watched: Map<string, W>;
+      searches: Set<string>;
+      replays: { add(w: W): void; size: number };
+      replayDue: number | null;
+      replayCause: number | null;
+      syncedFor: number | null;
+      catchUp: { due: number } | null;
+      warm: unknown;
+      lastSearchSlice: number;
+      timer: { cancel(): void } | null;
+      timerAt: number;
+      prewarm: (started: number, waiting: boolean) => void;
+    };
+    const keys = [...internals.watched.keys()];
+    const { replays: replays0, searches: searches0, prewarmed: prewarmed0 } = svc.stats();
+    /** no flush pending: what runs is what the test calls */
+    const noFlushPending = (): void => {
+      internals.timer?.cancel();
+      internals.timer = null;
+      internals.timerAt = Infinity;
+    };
+    noFlushPending();
+    // a window of every tuple, not priced ahead yet, whose deadline has just passed
+    const due = Date.now() - 1;
+    for (const w of internals.watched.values()) internals.replays.add(w);
+    internals.replayDue = due;
+    internals.replayCause = due - DEBOUNCE_MS;
+    internals.warm = 'start';
+    svc.flush();
+    // the flush at the deadline asked where the log ends (an answer that comes later): while it
+    // waits, the window's routes are priced ahead, nothing is replayed yet
+    expect(internals.catchUp?.due).toBe(due);
+    expect(internals.syncedFor).not.toBe(due);
+    expect(svc.stats().replays).toBe(replays0);
+    expect(svc.stats().prewarmed).toBeGreaterThan(prewarmed0);
+    expect([...internals.watched.values()].some((w) => w.warmFor === due)).toBe(true);
+    await waitFor(() => svc.stats().replays >= replays0 + keys.length && internals.replays.size === 0, 5_000, "the window's replays", 5);
+    await settled();
+
+    // a window not due yet with routes left to price ahead, and searches whose slice is due: the
+    // pricing ahead comes first (here it never finishes: no search runs while it has work left)
+    const prewarm = internals.prewarm;
+    internals.prewarm = () => undefined;
+    try {
+      noFlushPending();
+      const later = Date.now() + 40;
+      for (const w of internals.watched.values()) internals.replays.add(w);
+      internals.replayDue = later;
+      internals.replayCause = later - DEBOUNCE_MS;
+      internals.warm = 'start';
+      for (const k of keys) internals.searches.add(k);
+      internals.lastSearchSlice = 0;
+      svc.flush();
+      expect(svc.stats().searches).toBe(searches0);
+    } finally {
+      internals.prewarm = prewarm;
+    }
+    // with the pricing ahead back, the window replays at its deadline and the searches run
+    await waitFor(() => internals.replays.size === 0 && internals.searches.size === 0, 5_000, 'the window and the searches', 5);
+    expect(svc.stats().searches - searches0).toBeGreaterThanOrEqual(keys.length);
   });
 
   it('pending checks and searches do not spin the event loop while a window waits or replays', async () => {

@@ -82,6 +82,11 @@ const SLICE_MS = 10;
  * hundred replays takes tens of ms)
  */
 const REPLAY_SLICE_MS = 4;
+/**
+ * the slices of pricing ahead while a closed window waits for the log (see syncWithLog): short,
+ * so its replays start within about this long of the wait's end
+ */
+const WAITING_WARM_SLICE_MS = 1;
 /** background searches: at most this long per slice, then at least SEARCH_PAUSE_MS of other work (replays of the debounce windows come first) */
 const SEARCH_SLICE_MS = 5;
 const SEARCH_PAUSE_MS = 40;
@@ -569,9 +574,11 @@ export class InterestService {
         if (q !== undefined) emit(w, q, cause, 'check');
       }
     }
-    if (this.warm !== null && !waiting) this.prewarm(started);
+    // a window waiting for the log at its deadline goes on pricing its routes ahead meanwhile
+    if (this.warm !== null) this.prewarm(started, waiting);
     const searchFrom = Date.now();
-    if (!waiting && !this.windowBusy(searchFrom) && this.searches.size > 0 && searchFrom - this.lastSearchSlice >= this.searchPause() && searchFrom - started < SLICE_MS) {
+    // background searches come after the pricing ahead of the open window's routes
+    if (!waiting && this.warm === null && !this.windowBusy(searchFrom) && this.searches.size > 0 && searchFrom - this.lastSearchSlice >= this.searchPause() && searchFrom - started < SLICE_MS) {
       while (Date.now() - searchFrom < SEARCH_SLICE_MS) {
         const w = this.nextSearch(searchFrom);
         if (w === undefined) break;
@@ -589,7 +596,7 @@ export class InterestService {
     // runs its replays (caughtUp() and the window's own flushes schedule them again): no spinning
     // on the event loop meanwhile
     if (this.checks.size > 0 && this.checkGap(now)) this.schedule(now);
-    if (this.warm !== null && this.replayDue !== null && now < this.replayDue) this.schedule(now);
+    if (this.warm !== null && this.replayDue !== null && (now < this.replayDue || waiting)) this.schedule(now);
     // nor in the last ms before a window closes: its own flush at the deadline comes first (a
     // search slice due meanwhile would otherwise be retried on every turn of the event loop)
     if (this.searches.size > 0 && !waiting && !this.windowBusy(now)) this.schedule(this.lastSearchSlice + this.searchPause());
@@ -931,14 +938,15 @@ export class InterestService {
   }
 
   /**
-   * While the open window is not due yet (the thread would wait for its deadline), its queued
-   * tuples' routes are priced on the pools as they are now, into their memos, in slices: the
-   * replays at the deadline then quote again only the hops whose pool changed since, so a
-   * window in which a pool on thousands of routes changed spends its debounce computing instead
-   * of waiting. Nothing is pushed here (the stats count the tuples warmed); a route that fails is
+   * While the open window is not due yet (the thread would wait for its deadline), and at its
+   * deadline while it waits for the log (`waiting`, see syncWithLog), its queued tuples' routes
+   * are priced on the pools as they are now, into their memos, in slices: the replays then quote
+   * again only the hops whose pool changed since, so a window in which a pool on thousands of
+   * routes changed spends its debounce computing instead of waiting. It comes before background
+   * searches. Nothing is pushed here (the stats count the tuples warmed); a route that fails is
    * left to the replay.
    */
-  private prewarm(started: number): void {
+  private prewarm(started: number, waiting: boolean): void {
     const due = this.replayDue;
     if (due === null || this.syncedFor === due) {
       this.warm = null;
@@ -950,7 +958,8 @@ export class InterestService {
     const cursor = this.warm;
     for (;;) {
       const now = Date.now();
-      if (now - started >= REPLAY_SLICE_MS || now >= due) return;
+      // while the window waits for the log, in short slices: caughtUp() runs between them
+      if (waiting ? now - started >= WAITING_WARM_SLICE_MS : now - started >= REPLAY_SLICE_MS || now >= due) return;
       const next = cursor.keys.next();
       if (next.done) {
         if (cursor.estimates) break;
