@@ -73,6 +73,30 @@ describe('InterestService debounce', () => {
   const freshEstimate = (w: { amount: bigint; mode: string }, c: { pools: string[]; mints: string[] }): number | undefined =>
     new PathEstimates([c], new PoolStamps(() => projections.projection), Number(w.amount), w.mode === 'ExactIn').estimate(0);
 
+  /** the scheduling state of the service that the tests of its windows and searches set up by hand */
+  type Scheduling = {
+    watched: Map<string, { warmFor?: number }>;
+    searches: Set<string>;
+    replays: { add(w: object): void; size: number };
+    replayDue: number | null;
+    replayCause: number | null;
+    syncedFor: number | null;
+    catchUp: { due: number } | null;
+    warm: unknown;
+    lastSearchSlice: number;
+    timer: { cancel(): void } | null;
+    timerAt: number;
+    prewarm: (started: number, waiting: boolean) => void;
+  };
+  const scheduling = (): Scheduling => svc as unknown as Scheduling;
+  /** no flush pending: what runs is what the test calls */
+  const noFlushPending = (): void => {
+    const internals = scheduling();
+    internals.timer?.cancel();
+    internals.timer = null;
+    internals.timerAt = Infinity;
+  };
+
   beforeAll(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'interest-'));
     log = new EmbeddedLog({ dataDir: dir });
@@ -193,29 +217,9 @@ describe('InterestService debounce', () => {
 
   it('a window at its deadline waiting for the log goes on pricing its routes ahead; background searches wait for that pricing', async () => {
     await settled();
-    type W = { warmFor?: number };
-    const internals = svc as unknown as {
-      watched: Map<string, W>;
-      searches: Set<string>;
-      replays: { add(w: W): void; size: number };
-      replayDue: number | null;
-      replayCause: number | null;
-      syncedFor: number | null;
-      catchUp: { due: number } | null;
-      warm: unknown;
-      lastSearchSlice: number;
-      timer: { cancel(): void } | null;
-      timerAt: number;
-      prewarm: (started: number, waiting: boolean) => void;
-    };
+    const internals = scheduling();
     const keys = [...internals.watched.keys()];
     const { replays: replays0, searches: searches0, prewarmed: prewarmed0 } = svc.stats();
-    /** no flush pending: what runs is what the test calls */
-    const noFlushPending = (): void => {
-      internals.timer?.cancel();
-      internals.timer = null;
-      internals.timerAt = Infinity;
-    };
     noFlushPending();
     // a window of every tuple, not priced ahead yet, whose deadline has just passed
     const due = Date.now() - 1;
@@ -282,23 +286,12 @@ describe('InterestService debounce', () => {
 
   it('background searches held back in the last ms before a window closes wait for its deadline: no flush re-scheduled at once meanwhile', async () => {
     await settled();
-    const internals = svc as unknown as {
-      watched: Map<string, object>;
-      searches: Set<string>;
-      replays: { add(w: object): void; size: number };
-      replayDue: number | null;
-      replayCause: number | null;
-      lastSearchSlice: number;
-      timer: { cancel(): void } | null;
-      timerAt: number;
-    };
+    const internals = scheduling();
     const keys = [...internals.watched.keys()];
     const { replays: replays0, searches: searches0 } = svc.stats();
     // a window of every tuple 5 ms from its deadline, and a search slice due long ago (searches
     // queued as when a pool enters the graph); no other flush pending
-    internals.timer?.cancel();
-    internals.timer = null;
-    internals.timerAt = Infinity;
+    noFlushPending();
     const due = Date.now() + 5;
     for (const w of internals.watched.values()) internals.replays.add(w);
     internals.replayDue = due;
