@@ -38,7 +38,6 @@ import { MINTS } from '../libs/solana/src/programs';
 import { cpuSnapshot, cpuUse, fmtMs, fmtPct, fmtRate, summarize, verdict, type BenchSection } from './harness';
 import type { HeapAnswer } from './heap-probe';
 import { MOVING_TAIL_MS, pairKey, type LoadJob, type LoadResult } from './stream-load';
-import { tupleKey } from '../libs/contracts/src/stream';
 
 /** 100 connections from one address: the API's rate limit (on by default) is lifted for the load */
 const NO_RATE_LIMIT = { RATE_LIMIT_PER_MINUTE: '0', RATE_LIMIT_PER_SECOND: '0' };
@@ -179,11 +178,11 @@ async function startStreamApp(dir: string): Promise<{ url: string; child: ChildP
   const register = path.join(__dirname, '..', 'test', 'support', 'ts-register.js');
   const main = path.join(__dirname, '..', 'apps', 'stream', 'src', 'main.ts');
   const probe = path.join(__dirname, 'heap-probe.ts');
+  // the heap settings this process runs with (npm run bench: those of the apps' start scripts)
+  const heapFlags = process.execArgv.filter((a) => a.startsWith('--max-semi-space-size'));
   for (let attempt = 0; ; attempt++) {
     const port = 20_000 + Math.floor(Math.random() * 30_000);
     // the heap probe answers the benchmark's heap requests over the IPC channel (see heap-probe.ts)
-    // the heap settings this process runs with (npm run bench: those of the apps' start scripts)
-    const heapFlags = process.execArgv.filter((a) => a.startsWith('--max-semi-space-size'));
     const child = spawn(process.execPath, [...heapFlags, '--expose-gc', '-r', register, '-r', probe, main], { env: { ...process.env, ...NO_RATE_LIMIT, DATA_DIR: dir, PORT: String(port), LOG_DRIVER: 'embedded' }, stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
     let output = '';
     const up = await new Promise<boolean>((resolve) => {
@@ -279,8 +278,8 @@ export async function run(deployment: Deployment, updatesPerSecond = UPDATES_PER
   // keeping their tuples would grow the measured main thread's heap by ~40 MB over a run)
   const pairIndex = new Map(all.map((p, i) => [pairKey(p), i]));
   const observed = { pair: new Column(), slots: new Column(), at: new Column(), kind: new Column(), window: new Column(), computed: new Column() };
-  interest.pushObserver = (q, at, by, window, computed) => {
-    observed.pair.push(pairIndex.get(tupleKey(q.tuple)) ?? -1);
+  interest.pushObserver = (q, at, by, window, computed, key) => {
+    observed.pair.push(pairIndex.get(key) ?? -1);
     observed.slots.push(q.slot);
     observed.at.push(at);
     observed.kind.push(KINDS.indexOf(by));

@@ -27,7 +27,7 @@ import type { GcSummary } from './gc-tally';
 import { InterestService, type InterestStats, type PushKind } from './interest.service';
 import type { FromWorker, InterestWorkerData, ToWorker } from './interest-worker';
 
-export type PushObserver = (q: QuotesChanged, causeAppendedAt: number, by: PushKind, windowAppendedAt: number | undefined, computedAt: number) => void;
+export type PushObserver = (q: QuotesChanged, causeAppendedAt: number, by: PushKind, windowAppendedAt: number | undefined, computedAt: number, key: string) => void;
 
 const LOG_LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
 
@@ -220,7 +220,7 @@ export class InterestHost implements OnModuleInit, OnModuleDestroy {
       .then(() => this.log.append(TOPICS.quotesChanged, messages))
       .catch((e: unknown) => this.logger.error(`could not publish ${messages.length} quote change(s): ${(e as Error).message}`));
     const observe = this.observer;
-    if (observe) for (const o of m.observed) observe(o.quote, o.cause, o.by, o.window, o.computed);
+    if (observe) for (const o of m.observed) observe(o.quote, o.cause, o.by, o.window, o.computed, o.key);
   }
 }
 

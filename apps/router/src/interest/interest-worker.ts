@@ -36,6 +36,8 @@ export interface Observation {
   window?: number;
   /** when the worker computed it (Unix ms) */
   computed: number;
+  /** the tuple's key (tupleKey) */
+  key: string;
 }
 
 /** observe: also counts this thread's garbage collections from then on; stats: `gc`, collect garbage first when the process exposes gc (the benchmark's memory figures) */
@@ -82,7 +84,7 @@ async function main(): Promise<void> {
   const collections = new GcTally();
   port.on('message', (m: ToWorker) => {
     if (m.type === 'observe') {
-      interest.pushObserver = m.on ? (quote, cause, by, window, computed) => observed.push({ quote, cause, by, window, computed }) : null;
+      interest.pushObserver = m.on ? (quote, cause, by, window, computed, key) => observed.push({ quote, cause, by, window, computed, key }) : null;
       if (m.on) collections.start();
       else collections.stop();
     } else if (m.type === 'stats') {

@@ -616,7 +616,10 @@ describe('InterestService debounce', () => {
 
   it('reports each push a pool change caused with the append time of the first change of its route it answers, and when it was computed', async () => {
     const seen: Array<{ key: string; slot: number; at: number; by: string; window?: number; computed: number }> = [];
-    svc.pushObserver = (q, at, by, window, computed) => seen.push({ key: tupleKey(q.tuple), slot: q.slot, at, by, window, computed });
+    svc.pushObserver = (q, at, by, window, computed, key) => {
+      expect(key).toBe(tupleKey(q.tuple));
+      seen.push({ key, slot: q.slot, at, by, window, computed });
+    };
     try {
       await pause(200); // earlier work settles
       seen.length = 0;

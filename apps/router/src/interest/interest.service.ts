@@ -273,9 +273,10 @@ export class InterestService {
    * tuple's route since its previous quote; a background search: the change that queued it) and,
    * for a replay, the append time of its debounce window's first update (undefined for the
    * others), and the time it was computed (before its append to quotes-changed: the rest of a
-   * push's latency is the log, the stream app and the client's). Null: not observed.
+   * push's latency is the log, the stream app and the client's), and the tuple's key (tupleKey:
+   * what the observer would otherwise compute again per push). Null: not observed.
    */
-  pushObserver: ((q: QuotesChanged, causeAppendedAt: number, by: PushKind, windowAppendedAt: number | undefined, computedAt: number) => void) | null = null;
+  pushObserver: ((q: QuotesChanged, causeAppendedAt: number, by: PushKind, windowAppendedAt: number | undefined, computedAt: number, key: string) => void) | null = null;
   /**
    * While an open window waits for its deadline, its tuples' routes and candidate paths are
    * priced on the current pools (see prewarm). On by default; off only to measure what it buys
@@ -516,7 +517,7 @@ export class InterestService {
       const announce = this.announce.delete(w.key);
       if (announce || w.last === undefined || !sameQuote(w.last, q)) {
         out.push(this.message(w, q));
-        if (cause !== undefined && this.pushObserver !== null) this.pushObserver(q, cause, by, windowCause, Date.now());
+        if (cause !== undefined && this.pushObserver !== null) this.pushObserver(q, cause, by, windowCause, Date.now(), w.key);
       }
       w.last = q;
     };
@@ -959,7 +960,7 @@ export class InterestService {
     for (;;) {
       const now = Date.now();
       // while the window waits for the log, in short slices: caughtUp() runs between them
-      if (waiting ? now - started >= WAITING_WARM_SLICE_MS : now - started >= REPLAY_SLICE_MS || now >= due) return;
+      if (now - started >= (waiting ? WAITING_WARM_SLICE_MS : REPLAY_SLICE_MS) || (!waiting && now >= due)) return;
       const next = cursor.keys.next();
       if (next.done) {
         if (cursor.estimates) break;

@@ -110,17 +110,14 @@ export interface ClmmBitmaps {
 const spreadPool = new WeakMap<ReadonlyArray<bigint>, Uint8Array>();
 const spreadExtension = new WeakMap<ReadonlyArray<ReadonlyArray<bigint>>, Uint8Array[]>();
 
-function spreadOnce(words: ReadonlyArray<bigint>): Uint8Array {
-  let bits = spreadPool.get(words);
-  if (bits === undefined) spreadPool.set(words, (bits = bitmapBits(words)));
+/** `spread(words)`, kept in `cache` by the words */
+function spreadOnce<W extends object, B>(cache: WeakMap<W, B>, words: W, spread: (w: W) => B): B {
+  let bits = cache.get(words);
+  if (bits === undefined) cache.set(words, (bits = spread(words)));
   return bits;
 }
 
-function spreadAllOnce(maps: ReadonlyArray<ReadonlyArray<bigint>>): Uint8Array[] {
-  let bits = spreadExtension.get(maps);
-  if (bits === undefined) spreadExtension.set(maps, (bits = maps.map(bitmapBits)));
-  return bits;
-}
+const spreadAll = (maps: ReadonlyArray<ReadonlyArray<bigint>>): Uint8Array[] => maps.map(bitmapBits);
 
 export function prepareBitmaps(
   tickSpacing: number,
@@ -129,9 +126,9 @@ export function prepareBitmaps(
 ): ClmmBitmaps {
   return {
     tickSpacing,
-    pool: spreadOnce(poolBitmap),
-    positive: extension ? spreadAllOnce(extension.positiveTickArrayBitmap) : null,
-    negative: extension ? spreadAllOnce(extension.negativeTickArrayBitmap) : null,
+    pool: spreadOnce(spreadPool, poolBitmap, bitmapBits),
+    positive: extension ? spreadOnce(spreadExtension, extension.positiveTickArrayBitmap, spreadAll) : null,
+    negative: extension ? spreadOnce(spreadExtension, extension.negativeTickArrayBitmap, spreadAll) : null,
   };
 }
 
