@@ -73,6 +73,34 @@ describe('InterestService debounce', () => {
   const freshEstimate = (w: { amount: bigint; mode: string }, c: { pools: string[]; mints: string[] }): number | undefined =>
     new PathEstimates([c], new PoolStamps(() => projections.projection), Number(w.amount), w.mode === 'ExactIn').estimate(0);
 
+  type Watching = { key: string; tuple: QuoteTuple; route?: Route; cands: Array<{ pools: string[]; mints: string[] }> };
+  const watchedTuples = (): Map<string, Watching> => (svc as unknown as { watched: Map<string, Watching> }).watched;
+  /**
+   * a tuple with a route and a candidate path none of whose pools is on that route; of those, the
+   * one that leaves the most other tuples' routes clear of both (`clear`: those tuples)
+   */
+  const disjointCandidate = (): { w: Watching; c: Watching['cands'][number]; clear: Watching[] } => {
+    let best: { w: Watching; c: Watching['cands'][number]; clear: Watching[] } | undefined;
+    const all = [...watchedTuples().values()];
+    for (const w of all) {
+      const on = new Set(w.route?.hops.map((h) => h.pool.address) ?? []);
+      const c = w.route && w.cands.find((x) => x.pools.every((p) => !on.has(p)));
+      if (!c) continue;
+      const touched = new Set([...on, ...c.pools]);
+      const clear = all.filter((x) => x !== w && x.route !== undefined && x.route.hops.every((h) => !touched.has(h.pool.address)));
+      if (best === undefined || clear.length > best.clear.length) best = { w, c, clear };
+    }
+    if (best === undefined) throw new Error('no tuple has a candidate path disjoint from its route');
+    return best;
+  };
+  /** an update of the vault through which the pool at `address` pays out `mint`: its balance times num / den */
+  const scaleVault = (address: string, mint: string, slot: number, num: bigint, den: bigint): PoolUpdate => {
+    const pool = market.pools.find((x) => x.address === address)!;
+    const vault = pool.state.token0Mint === mint ? pool.state.token0Vault : pool.state.token1Vault;
+    const acc = projections.projection.account(vault)!;
+    const token = decodeTokenAccount(acc.data, acc.owner);
+    return { slot, address: vault, owner: acc.owner, lamports: 2_039_280n, data: encodeTokenAccount({ ...token, amount: (token.amount * num) / den }), source: 'sim' };
+  };
   /** the scheduling state of the service that the tests of its windows and searches set up by hand */
   type Scheduling = {
     watched: Map<string, { warmFor?: number }>;
@@ -329,20 +357,7 @@ describe('InterestService debounce', () => {
 
   it('a candidate path that gains on the route and prices better becomes the route at the check, pushed at once', async () => {
     await pause(300); // earlier work settles
-    type W = { key: string; tuple: QuoteTuple; route?: Route; cands: Array<{ pools: string[]; mints: string[] }> };
-    const watched = (svc as unknown as { watched: Map<string, W> }).watched;
-    // a tuple with a candidate path none of whose pools is on its route
-    let pick: { w: W; c: W['cands'][number] } | undefined;
-    for (const w of watched.values()) {
-      const on = new Set(w.route?.hops.map((h) => h.pool.address) ?? []);
-      const c = w.route && w.cands.find((x) => x.pools.every((p) => !on.has(p)));
-      if (c) {
-        pick = { w, c };
-        break;
-      }
-    }
-    expect(pick).toBeDefined();
-    const { w, c } = pick!;
+    const { w, c } = disjointCandidate();
     const before = (await quotes()).length;
     const { searches, switches } = svc.stats();
     const pushes: Array<{ slot: number; by: string; hops: number }> = [];
@@ -351,16 +366,10 @@ describe('InterestService debounce', () => {
     };
     // the candidate's pools get three times the reserve of the token each hop pays out
     const slot = projections.projection.slot + 1;
-    const gifts: PoolUpdate[] = c.pools.map((address, i) => {
-      const pool = market.pools.find((x) => x.address === address)!;
-      const vault = pool.state.token0Mint === c.mints[i + 1] ? pool.state.token0Vault : pool.state.token1Vault;
-      const acc = projections.projection.account(vault)!;
-      const token = decodeTokenAccount(acc.data, acc.owner);
-      return { slot, address: vault, owner: acc.owner, lamports: 2_039_280n, data: encodeTokenAccount({ ...token, amount: token.amount * 3n }), source: 'sim' };
-    });
+    const gifts = c.pools.map((address, i) => scaleVault(address, c.mints[i + 1], slot, 3n, 1n));
     try {
       await appendUpdates(gifts);
-      await waitFor(() => (watched.get(w.key)?.route?.hops ?? []).some((h) => c.pools.includes(h.pool.address)), 5_000, 'the switch to the candidate path', 10);
+      await waitFor(() => (watchedTuples().get(w.key)?.route?.hops ?? []).some((h) => c.pools.includes(h.pool.address)), 5_000, 'the switch to the candidate path', 10);
       await waitFor(async () => (await quotes()).slice(before).some((r) => r.key === w.key && decodeQuotesChanged(r.value).slot >= slot), 2_000, 'the switched quote on the log', 10);
       // none of the route's pools changed, so no replay: the check switched the route and pushed it
       expect(svc.stats().switches).toBeGreaterThan(switches);
@@ -373,6 +382,56 @@ describe('InterestService debounce', () => {
       svc.pushObserver = null;
     }
     expect(svc.stats().searches).toBeGreaterThanOrEqual(searches);
+  });
+
+  it('a replay that finds its route lost more than 5 bp checks the candidates at once: its switch is pushed instead of the replay, before the checks queued earlier', async () => {
+    await pause(300); // earlier work settles
+    await settled();
+    const internals = scheduling() as unknown as Scheduling & { replays: { has(w: object): boolean }; checks: { add(w: object): void; size: number } };
+    const { w, c, clear } = disjointCandidate();
+    expect(clear.length).toBeGreaterThan(0);
+    const route = w.route!;
+    const { switches } = svc.stats();
+    const pushes: Array<{ slot: number; by: string; checksWaiting: number }> = [];
+    svc.pushObserver = (q, _at, by) => {
+      if (tupleKey(q.tuple) === w.key) pushes.push({ slot: q.slot, by, checksWaiting: internals.checks.size });
+    };
+    // in one slot: every pool of the route keeps a third of what it pays out (the route loses
+    // far more than 5 bp), and the candidate's pools get three times theirs
+    const slot = projections.projection.slot + 1;
+    const updates = [
+      ...route.hops.map((h) => scaleVault(h.pool.address, h.outputMint, slot, 1n, 3n)),
+      ...c.pools.map((address, i) => scaleVault(address, c.mints[i + 1], slot, 3n, 1n)),
+    ];
+    try {
+      await appendUpdates(updates);
+      await waitFor(() => internals.replays.has(w), 2_000, "the tuple in the slot's window", 1);
+      noFlushPending();
+      // the window is due and synced with the log; before it, tuples whose routes it does not
+      // touch were queued for checks (as by changes of their candidate pools)
+      const due = Date.now() - 1;
+      internals.replayDue = due;
+      internals.syncedFor = due;
+      for (const x of clear) {
+        (x as { checkCause?: number }).checkCause = due - DEBOUNCE_MS;
+        internals.checks.add(x);
+      }
+      svc.flush();
+      await waitFor(() => pushes.some((p) => p.by === 'check'), 2_000, 'the switch', 1);
+      await settled();
+      // the window's replay found the loss and checked at once: its one push for the slot is
+      // the switch, made while the checks queued before were all still waiting (before: the
+      // replay's quote of the route that lost, and the switch only after those checks)
+      expect(svc.stats().switches).toBeGreaterThan(switches);
+      expect((watchedTuples().get(w.key)?.route?.hops ?? []).some((h) => c.pools.includes(h.pool.address))).toBe(true);
+      const ofSlot = pushes.filter((p) => p.slot >= slot);
+      expect(ofSlot.length).toBeGreaterThan(0);
+      expect(ofSlot[0].by).toBe('check');
+      expect(ofSlot.filter((p) => p.by === 'replay')).toEqual([]);
+      expect(ofSlot[0].checksWaiting).toBeGreaterThanOrEqual(clear.length);
+    } finally {
+      svc.pushObserver = null;
+    }
   });
 
   it('a switch is refined by a full search only when its price impact leaves a split room to gain more than 5 bp', async () => {
