@@ -126,7 +126,7 @@ export async function bench(): Promise<BenchSection[]> {
       value: `p50 ${fmtMs(last.p50)} / max ${fmtMs(last.max)}`,
       notes:
         `${w.length} windows, replays per window p50 ${replays.p50.toLocaleString('en-US')} / max ${replays.max.toLocaleString('en-US')}; first to last replay p50 ${(perReplay.p50 * 1000).toFixed(1)} µs per replay; ` +
-        `last route switch (the checks after the replays) p50 ${switched.length > 0 ? fmtMs(sw.p50) : 'none'} / max ${switched.length > 0 ? fmtMs(sw.max) : 'none'} (${switched.length} windows with one)` +
+        `last route switch (the checks in the window and after its replays) p50 ${switched.length > 0 ? fmtMs(sw.p50) : 'none'} / max ${switched.length > 0 ? fmtMs(sw.max) : 'none'} (${switched.length} windows with one)` +
         (setting === 'on' ? `; ${prewarmed.toLocaleString('en-US')} tuples priced during their windows' debounce` : '') +
         (setting === 'on' && cpu !== null
           ? `; over the measured windows the machine's cores were ${fmtPct(cpu.busy)} busy and ${fmtPct(cpu.steal)} stolen by the hypervisor (this bench's pace moves with the machine's speed)`
