@@ -990,10 +990,13 @@ export class InterestService {
     // the pass goes on where the last slice stopped (a change that queued more tuples starts it over)
     if (this.warm === null || this.warm === 'start' || this.warm.due !== due) this.warm = { due, keys: this.replays.values(), estimates: false };
     const cursor = this.warm;
+    // a slice prices at least one route: the clock counts whole ms, so a slice of 1 ms may have
+    // run out as soon as it starts (and the flush before it took some of it)
+    let priced = false;
     for (;;) {
       const now = Date.now();
       // while the window waits for the log, in short slices: caughtUp() runs between them
-      if (now - started >= (waiting ? WAITING_WARM_SLICE_MS : REPLAY_SLICE_MS) || (!waiting && now >= due)) return;
+      if ((priced && now - started >= (waiting ? WAITING_WARM_SLICE_MS : REPLAY_SLICE_MS)) || (!waiting && now >= due)) return;
       const next = cursor.keys.next();
       if (next.done) {
         if (cursor.estimates) break;
@@ -1008,10 +1011,12 @@ export class InterestService {
         w.warmFor = due;
         this.counters.prewarmed++;
         this.priceRoute(w, w.route);
+        priced = true;
       } else if (w.estimatesWarmFor !== due) {
         w.estimatesWarmFor = due;
         w.routeEst?.estimate(0);
         w.candEst.all();
+        priced = true;
       }
     }
     this.warm = null;
