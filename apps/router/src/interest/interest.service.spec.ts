@@ -105,7 +105,8 @@ describe('InterestService debounce', () => {
   type Scheduling = {
     watched: Map<string, { warmFor?: number }>;
     searches: Set<string>;
-    replays: { add(w: object): void; size: number };
+    replays: { add(w: object): void; has(w: object): boolean; size: number };
+    checks: { add(w: object): void; size: number };
     replayDue: number | null;
     replayCause: number | null;
     syncedFor: number | null;
@@ -397,7 +398,7 @@ describe('InterestService debounce', () => {
   it('a replay that finds its route lost more than 5 bp checks the candidates at once: its switch is pushed instead of the replay, before the checks queued earlier', async () => {
     await pause(300); // earlier work settles
     await settled();
-    const internals = scheduling() as unknown as Scheduling & { replays: { has(w: object): boolean }; checks: { add(w: object): void; size: number } };
+    const internals = scheduling();
     const { w, c, clear } = disjointCandidate();
     expect(clear.length).toBeGreaterThan(0);
     const route = w.route!;

@@ -559,24 +559,19 @@ export class InterestService {
         const checkCause = w.checkCause;
         const since = Math.min(cause, checkCause ?? cause);
         const checkable = w.route !== undefined && (w.cands.length > 1 || checkCause !== undefined) && !(this.searches.has(w.key) && !w.searchForGain);
-        if (checkable && lossOf(w.mode, before, q) > RESEARCH_GAIN) {
-          // the route lost more than a check's threshold: a candidate path that did not share
-          // the change now compares better by about as much, which is what a check looks for.
-          // It is checked now, on the pools just replayed, and a switch is pushed instead of
-          // the replay's quote (about one replay in seven under the benchmark's load; three in
-          // ten of them switch)
-          this.checks.delete(w);
-          w.checkCause = undefined;
-          const switched = this.check(w, since, q);
-          if (switched !== undefined) emit(w, switched, since, 'check');
-          else emit(w, q, cause, 'replay', this.replayCause);
-          continue;
-        }
-        emit(w, q, cause, 'replay', this.replayCause);
+        // the route lost more than a check's threshold: a candidate path that did not share the
+        // change now compares better by about as much, which is what a check looks for. It is
+        // checked now, on the pools just replayed, and a switch is pushed instead of the
+        // replay's quote (about one replay in seven under the benchmark's load; three in ten of
+        // them switch)
+        const lost = checkable && lossOf(w.mode, before, q) > RESEARCH_GAIN;
+        const switched = lost ? this.checkNow(w, since, q) : undefined;
+        if (switched !== undefined) emit(w, switched, since, 'check');
+        else emit(w, q, cause, 'replay', this.replayCause);
         // any other check runs after the window's replays, between windows, so every replay of
         // the window is pushed first: most such checks find no better path, and a window of
         // thousands of replays is not held up by them
-        if (checkable) this.queueCheck(w, since);
+        if (checkable && !lost) this.queueCheck(w, since);
       }
       if (this.replays.size === 0) {
         // the window is done: the next one (if changes came meanwhile) becomes current
@@ -666,6 +661,13 @@ export class InterestService {
       return undefined;
     }
     return w;
+  }
+
+  /** the tuple's check run now (see check), taken off the check queue with the change behind it */
+  private checkNow(w: Watched, cause: number, routeQuote: QuotesChanged): QuotesChanged | undefined {
+    this.checks.delete(w);
+    w.checkCause = undefined;
+    return this.check(w, cause, routeQuote);
   }
 
   /** queue a check of the tuple's candidates; `cause`: the append time of the change behind it (the earliest kept) */
