@@ -530,9 +530,9 @@ describe('InterestService debounce', () => {
     }
   });
 
-  it('a tuple without a route is searched again when a candidate path\'s estimate gained more than 5 bp since its last search, not on every change', async () => {
+  it('a tuple without a route: a candidate path whose estimate gained more than 5 bp since its last search is priced exactly and becomes the route when it carries the amount; one that cannot fill it queues a search', async () => {
     await pause(300); // earlier work settles
-    type C = { pools: string[]; mints: string[] };
+    type C = { pools: string[]; mints: string[]; failedOn?: unknown[]; failedFor?: string };
     type W = { key: string; mode: string; amount: bigint; route?: Route; cands: C[]; candRatio: number[] };
     const internals = svc as unknown as {
       watched: Map<string, W>;
@@ -547,21 +547,92 @@ describe('InterestService debounce', () => {
     // as if its last search had found no route: the candidates' estimates now are the baseline
     internals.adopt(w, undefined, 'no route');
     expect(w.cands.every((c, i) => w.candRatio[i] === (freshEstimate(w, c) ?? 0))).toBe(true);
-    const searches = svc.stats().searches;
+    const before = svc.stats();
+    noFlushPending();
     internals.checks.add(w);
     svc.flush();
     expect(internals.searches.has(w.key)).toBe(false);
-    // a candidate now estimated 1% better: the check queues a search, which finds the route again
+    expect(w.route).toBeUndefined();
+    // a candidate now estimated 1% better: it carries the amount, so the check makes it the route
+    // at once (a switch, pushed), without a full search
     const c = w.cands.find((x) => freshEstimate(w, x) !== undefined)!;
     const undo = skewEstimate(w, c, 1.01);
     try {
+      noFlushPending();
       internals.checks.add(w);
       svc.flush();
-      await waitFor(() => w.route !== undefined, 2_000, 'a route for the tuple', 10);
+      expect(w.route).toBeDefined();
+      expect(w.route!.hops.map((h) => h.pool.address)).toEqual(c.pools);
     } finally {
       undo();
     }
+    expect(svc.stats().switches).toBe(before.switches + 1);
+    // (a search refines the switch only when its price impact leaves a split room to gain)
+    await settled();
+    const searches = svc.stats().searches;
+    expect(searches - before.searches).toBeLessThanOrEqual(1);
+    // a candidate that cannot fill the amount (not dust): a split of paths might, so a search is
+    // queued, and it finds the route
+    internals.adopt(w, undefined, 'no route');
+    const c2 = w.cands.find((x) => freshEstimate(w, x) !== undefined)!;
+    c2.failedOn = c2.pools.map((a) => projections.projection.pool(a));
+    c2.failedFor = 'insufficient-liquidity';
+    const undo2 = skewEstimate(w, c2, 1.01);
+    try {
+      noFlushPending();
+      internals.checks.add(w);
+      svc.flush();
+      expect(w.route === undefined ? internals.searches.has(w.key) : svc.stats().searches > searches).toBe(true);
+      await waitFor(() => w.route !== undefined, 2_000, 'a route for the tuple', 10);
+    } finally {
+      undo2();
+    }
     expect(svc.stats().searches).toBe(searches + 1);
+  });
+
+  it('a tuple without a route whose gaining candidate paths give nothing out for its amount (dust) is not searched again: their estimates become the baseline', async () => {
+    type C = { pools: string[]; mints: string[]; failedFor?: string };
+    type W = { key: string; mode: string; amount: bigint; route?: Route; cands: C[]; candRatio: number[] };
+    const internals = svc as unknown as { watched: Map<string, W>; searches: Set<string>; checks: { add(w: W): void } };
+    // one unit of the first token in: every path rounds it to nothing out
+    const dust: QuoteTuple = { ...tuples[0], amount: '1', exactIn: true };
+    const key = tupleKey(dust);
+    await writer.append(TOPICS.quoteInterest, [{ key, value: encodeQuoteInterest({ op: 'add', instance: 'i1', tuple: dust }) }]);
+    try {
+      await waitFor(async () => (await quotes()).some((r) => r.key === key), 5_000, "the dust tuple's first answer", 10);
+      const first = (await quotes()).filter((r) => r.key === key).map((r) => decodeQuotesChanged(r.value));
+      expect(first[0].error).toBe('insufficient liquidity');
+      await settled();
+      const w = internals.watched.get(key)!;
+      expect(w.route).toBeUndefined();
+      const i = w.cands.findIndex((x) => freshEstimate(w, x) !== undefined);
+      expect(i).toBeGreaterThanOrEqual(0);
+      const c = w.cands[i];
+      const searches = svc.stats().searches;
+      const undo = skewEstimate(w, c, 1.01);
+      try {
+        noFlushPending();
+        internals.checks.add(w);
+        svc.flush();
+        // priced exactly: nothing out, so no search, and the gain is the baseline now
+        expect(c.failedFor).toBe('zero-output');
+        expect(internals.searches.has(key)).toBe(false);
+        expect(w.candRatio[i]).toBeCloseTo(freshEstimate(w, c)! * 1.01, 12);
+        // the same estimate does not fire again
+        noFlushPending();
+        internals.checks.add(w);
+        svc.flush();
+        expect(internals.searches.has(key)).toBe(false);
+      } finally {
+        undo();
+      }
+      await pause(100);
+      expect(svc.stats().searches).toBe(searches);
+      expect(w.route).toBeUndefined();
+    } finally {
+      await writer.append(TOPICS.quoteInterest, [{ key, value: encodeQuoteInterest({ op: 'remove', instance: 'i1', tuple: dust }) }]);
+      await waitFor(() => !internals.watched.has(key), 5_000, 'the dust tuple dropped', 10);
+    }
   });
 
   it('a candidate path\'s estimate walks again only from the first hop whose pool changed: always equal to a fresh estimate', async () => {
