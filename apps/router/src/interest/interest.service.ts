@@ -242,10 +242,10 @@ export class InterestService {
   private readonly fee: FeeSchedule | null;
   private readonly registry = new InterestRegistry();
   private readonly watched = new Map<string, Watched>();
-  /** pool address → keys of the tuples whose current route uses it */
-  private readonly byRoutePool = new Map<string, Set<string>>();
-  /** pool address → keys of the tuples whose candidate paths use it */
-  private readonly byCandidatePool = new Map<string, Set<string>>();
+  /** pool address → the tuples whose current route uses it */
+  private readonly byRoutePool = new Map<string, Set<Watched>>();
+  /** pool address → the tuples whose candidate paths use it */
+  private readonly byCandidatePool = new Map<string, Set<Watched>>();
   /** full search now: first interest, broken route */
   private readonly urgent = new Set<string>();
   /** replay once the debounce is over (the current window) */
@@ -423,8 +423,8 @@ export class InterestService {
     this.checks.delete(w);
     this.searches.delete(key);
     this.announce.delete(key);
-    this.index(this.byRoutePool, key, w.routeDeps, NO_POOLS);
-    this.index(this.byCandidatePool, key, w.candDeps, NO_POOLS);
+    this.index(this.byRoutePool, w, w.routeDeps, NO_POOLS);
+    this.index(this.byCandidatePool, w, w.candDeps, NO_POOLS);
     w.candEst.release();
     w.routeEst?.release();
   }
@@ -469,13 +469,12 @@ export class InterestService {
       if (!onRoute && !onCandidate) continue;
       const at = timeOf(pool);
       if (onRoute) {
-        for (const k of onRoute) {
-          const w = this.watched.get(k)!;
+        for (const w of onRoute) {
           into.add(w);
           if (w.changedAt === undefined || at < w.changedAt) w.changedAt = at;
         }
       }
-      if (onCandidate) for (const k of onCandidate) this.queueCheck(this.watched.get(k)!, at);
+      if (onCandidate) for (const w of onCandidate) this.queueCheck(w, at);
     }
     const wait = this.catchUp;
     if (wait && (wait.edge || (wait.target && this.caughtUpWith(wait.target)))) this.caughtUp();
@@ -989,8 +988,8 @@ export class InterestService {
       // without a route: each candidate's own estimate now (0: none), what checkWithoutRoute compares with
       for (let i = 0; i < w.candEst.count; i++) w.candRatio[i] = estimates[i] === estimates[i] ? estimates[i] : 0;
     }
-    this.index(this.byRoutePool, w.key, w.routeDeps, routeDeps);
-    this.index(this.byCandidatePool, w.key, w.candDeps, cand);
+    this.index(this.byRoutePool, w, w.routeDeps, routeDeps);
+    this.index(this.byCandidatePool, w, w.candDeps, cand);
     w.routeDeps = [...routeDeps];
     w.candDeps = [...cand];
     return q;
@@ -1076,20 +1075,20 @@ export class InterestService {
     return { tuple: w.tuple, amountOut: amountOut.toString(), amountIn: amountIn.toString(), priceImpactBps, hops, slot: this.projections.projection.slot };
   }
 
-  /** the tuple `key`, indexed under the pools `prev`, is indexed under `next` instead */
-  private index(idx: Map<string, Set<string>>, key: string, prev: readonly string[], next: ReadonlySet<string>): void {
+  /** the tuple `w`, indexed under the pools `prev`, is indexed under `next` instead */
+  private index(idx: Map<string, Set<Watched>>, w: Watched, prev: readonly string[], next: ReadonlySet<string>): void {
     for (const d of prev) {
       if (next.has(d)) continue;
       const s = idx.get(d);
       if (s) {
-        s.delete(key);
+        s.delete(w);
         if (s.size === 0) idx.delete(d);
       }
     }
     for (const d of next) {
       let s = idx.get(d);
       if (!s) idx.set(d, (s = new Set()));
-      s.add(key);
+      s.add(w);
     }
   }
 
