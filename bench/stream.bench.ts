@@ -35,7 +35,7 @@ import { encodePoolUpdate } from '../libs/contracts/src/pool-update';
 import { TOPICS } from '../libs/contracts/src/topics';
 import { EmbeddedLog } from '../libs/log/src/embedded/embedded-log';
 import { MINTS } from '../libs/solana/src/programs';
-import { cpuSnapshot, cpuUse, fmtMs, fmtPct, fmtRate, summarize, verdict, type BenchSection } from './harness';
+import { cpuSnapshot, cpuUse, fmtMs, fmtPct, fmtRate, summarize, verdict, type BenchRow, type BenchSection } from './harness';
 import type { HeapAnswer } from './heap-probe';
 import { MOVING_TAIL_MS, pairKey, type LoadJob, type LoadResult } from './stream-load';
 
@@ -199,6 +199,23 @@ async function startStreamApp(dir: string): Promise<{ url: string; child: ChildP
   }
 }
 
+/** every this many-th tuple is searched afresh at the end of a run (the routeGaps row) */
+const GAP_SAMPLE_EVERY = 10;
+
+/** the stream's last quotes against a fresh full search of the same tuples, at the end of the run */
+function gapRow(gaps: number[] | undefined): BenchRow {
+  const metric = 'stream quote against a fresh search, end of the run (gap p50 / p90 / p99)';
+  if (gaps === undefined) return { metric, value: 'not measured', notes: 'the quote work runs in a worker thread here: its tuples are not in the measured process' };
+  if (gaps.length === 0) return { metric, value: 'none', notes: 'no tuple with a route' };
+  const g = summarize(gaps);
+  const worse = gaps.filter((x) => x > 5).length;
+  return {
+    metric,
+    value: `${g.p50.toFixed(1)} / ${g.p90.toFixed(1)} / ${g.p99.toFixed(1)} bp`,
+    notes: `every ${GAP_SAMPLE_EVERY}th tuple whose last quote has a route (${gaps.length.toLocaleString('en-US')}), that quote against a full search (splits included, the router's hop limit) on the pools as they are after the run: how much more the search pays out (ExactIn) or less it asks (ExactOut), in bp; ${fmtPct(worse / gaps.length)} of them more than 5 bp. The pushes follow each tuple's route (a split keeps its division) and the candidate paths kept from its last search; GET /api/v1/quote searches every time`,
+  };
+}
+
 export async function run(deployment: Deployment, updatesPerSecond = UPDATES_PER_SECOND): Promise<{ section: BenchSection; figures: StreamFigures }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-stream-'));
   const log = new EmbeddedLog({ dataDir: dir });
@@ -298,6 +315,8 @@ export async function run(deployment: Deployment, updatesPerSecond = UPDATES_PER
   mainCollections.stop();
   const collections = { main: mainCollections.summary(), workers: workers1.map((w) => w.collections) };
   const workersBusy = workers1.map((w, i) => performance.eventLoopUtilization(w.busy, workers0[i].busy).utilization);
+  // after the figures of the run: how the pushed quotes compare with fresh searches (each a few ms)
+  const gaps = interest.routeGaps(GAP_SAMPLE_EVERY);
   const searches = stats1.searches - stats0.searches;
   const checks = stats1.checks - stats0.checks;
   const switches = stats1.switches - stats0.switches;
@@ -508,6 +527,7 @@ export async function run(deployment: Deployment, updatesPerSecond = UPDATES_PER
         value: r.rest.length === 0 ? 'none' : `${fmtMs(summarize(r.rest).p50)} / ${fmtMs(summarize(r.rest).p99)}`,
         notes: `GET /api/v1/quote 1 SOL → USDC (the most connected pair: every SOL/USDC pool and split), one at a time every ${REST_EVERY_MS} ms from the load process while the market moves: ${r.rest.length} answers, max ${r.rest.length === 0 ? '–' : fmtMs(summarize(r.rest).max)}${r.restFailed > 0 ? `, ${r.restFailed} not 200` : ''}; it waits for whatever holds the router's main thread`,
       },
+      gapRow(gaps),
       { metric: 'memory per subscription', value: `${(heapPerSub / 1024).toFixed(2)} KiB`, notes: allInOne ? 'server heap growth with all subscriptions live (stream hub + router interest state, in its worker when it runs in one)' : `heap growth of both processes with all subscriptions live (router interest state${interest.workerCount > 0 ? ', in its worker' : ''}, and the stream hub in the stream app's process)` },
     ],
   };

@@ -130,6 +130,11 @@ export class InterestHost implements OnModuleInit, OnModuleDestroy {
     return { stats, workers: answers.map(({ stats: own, busy, heapUsed, collections }) => ({ stats: own, busy, heapUsed, collections })) };
   }
 
+  /** InterestService.routeGaps (diagnostics); undefined when the quote work runs in workers (their tuples are theirs) */
+  routeGaps(every?: number): number[] | undefined {
+    return this.inline?.routeGaps(every);
+  }
+
   /** InterestService.pushObserver (diagnostics), wherever it runs */
   set pushObserver(f: PushObserver | null) {
     this.observer = f;

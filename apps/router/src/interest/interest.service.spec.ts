@@ -635,6 +635,48 @@ describe('InterestService debounce', () => {
     }
   });
 
+  it('routeGaps: how much more a fresh search pays than each tuple\'s last quote, in bp (none right after its search; a worse route shows)', async () => {
+    await settled();
+    type C = { pools: string[]; mints: string[] };
+    type W = { key: string; mode: 'ExactIn' | 'ExactOut'; amount: bigint; route?: Route; cands: C[]; last?: { error?: string } };
+    const internals = svc as unknown as { watched: Map<string, W>; search: (w: W) => W['last']; adopt: (w: W, r: Route) => W['last'] };
+    noFlushPending();
+    // every tuple searched on the pools as they are: its last quote is what a search gives now
+    for (const w of internals.watched.values()) w.last = internals.search(w);
+    const routed = [...internals.watched.values()].filter((w) => w.last && w.last.error === undefined);
+    expect(routed.length).toBeGreaterThan(3);
+    const gaps = svc.routeGaps(1);
+    expect(gaps).toHaveLength(routed.length);
+    expect(gaps.every((g) => g === 0)).toBe(true);
+    // a tuple quoted along a candidate path that pays less than its route: its gap is that difference
+    let found: { w: W; worse: Route } | undefined;
+    for (const w of routed) {
+      for (const c of w.cands) {
+        let r: Route;
+        try {
+          r = evaluatePath({ pools: c.pools.map((a) => projections.projection.pool(a)!), mints: c.mints }, w.mode, w.amount);
+        } catch {
+          continue;
+        }
+        const worse = w.mode === 'ExactIn' ? r.amountOut * 10_000n < w.route!.amountOut * 9_990n : r.amountIn * 9_990n > w.route!.amountIn * 10_000n;
+        if (worse) found = { w, worse: r };
+      }
+      if (found) break;
+    }
+    expect(found).toBeDefined();
+    const { w, worse } = found!;
+    const best = w.route!;
+    w.last = internals.adopt(w, worse);
+    try {
+      const after = svc.routeGaps(1);
+      const expected = w.mode === 'ExactIn' ? (Number(best.amountOut) - Number(worse.amountOut)) / Number(best.amountOut) : (Number(worse.amountIn) - Number(best.amountIn)) / Number(best.amountIn);
+      expect(after.filter((g) => g > 0)).toEqual([expect.closeTo(expected * 10_000, 6)]);
+      expect(expected * 10_000).toBeGreaterThan(10);
+    } finally {
+      w.last = internals.search(w);
+    }
+  });
+
   it('a candidate path\'s estimate walks again only from the first hop whose pool changed: always equal to a fresh estimate', async () => {
     type C = { pools: string[]; mints: string[] };
     type W = { mode: string; amount: bigint; cands: C[]; candEst: PathEstimates; route?: Route; routeEst?: PathEstimates };
