@@ -22,7 +22,7 @@ import { Test } from '@nestjs/testing';
 import { fork, spawn, type ChildProcess } from 'child_process';
 import { SimMarket, type SimMarketOptions } from '../apps/ingestor/src/sim/market';
 import { configureHttpApp } from '../apps/router/src/http-app';
-import { DEBOUNCE_MS, SEARCH_STALE_MS, type PushKind } from '../apps/router/src/interest/interest.service';
+import { CANDIDATE_REFRESH_MS, DEBOUNCE_MS, SEARCH_STALE_MS, type PushKind } from '../apps/router/src/interest/interest.service';
 import { GcTally, type GcKindTally, type GcSummary } from '../apps/router/src/interest/gc-tally';
 import { InterestHost } from '../apps/router/src/interest/interest-host';
 import { ProjectionService } from '../apps/router/src/projection/projection.service';
@@ -290,7 +290,7 @@ export async function run(deployment: Deployment, updatesPerSecond = UPDATES_PER
   // what each push answers: the append time of the pool change behind it, in publish order, and
   // when the router computed it; kept in flat columns during the run (no key string or object per
   // push in the measured process, numbers outside its heap) and indexed by tuple and slot afterwards
-  const KINDS: PushKind[] = ['replay', 'check', 'search'];
+  const KINDS: PushKind[] = ['replay', 'check', 'search', 'refresh'];
   // each push's tuple as its subscription's index (a quote worker's observations arrive as copies:
   // keeping their tuples would grow the measured main thread's heap by ~40 MB over a run)
   const pairIndex = new Map(all.map((p, i) => [pairKey(p), i]));
@@ -321,6 +321,7 @@ export async function run(deployment: Deployment, updatesPerSecond = UPDATES_PER
   const checks = stats1.checks - stats0.checks;
   const switches = stats1.switches - stats0.switches;
   const replays = stats1.replays - stats0.replays;
+  const refreshes = stats1.refreshes - stats0.refreshes;
   const prewarmed = stats1.prewarmed - stats0.prewarmed;
   interest.pushObserver = null;
   const causes = new Map<string, Array<{ at: number; by: PushKind; window?: number; computed: number }>>();
@@ -336,7 +337,7 @@ export async function run(deployment: Deployment, updatesPerSecond = UPDATES_PER
   // receipt minus the append of the pool change each push answers (matched per tuple and slot, in order)
   const causal: number[] = [];
   const warmup: number[] = [];
-  const byKind: Record<PushKind, number[]> = { replay: [], check: [], search: [] };
+  const byKind: Record<PushKind, number[]> = { replay: [], check: [], search: [], refresh: [] };
   // replays measured from the first update of their debounce window instead (whatever pool it changed)
   const fromWindow: number[] = [];
   // per debounce window (its first update's append time): its replay pushes and the last one's receipt
@@ -353,6 +354,12 @@ export async function run(deployment: Deployment, updatesPerSecond = UPDATES_PER
     const c = all[r.receipts[i]] ? causes.get(`${r.receipts[i]}|${r.receipts[i + 1]}`)?.shift() : undefined;
     if (!c) {
       unmatched++;
+      continue;
+    }
+    // a candidate refresh's switch answers no one change (the market's drift since the tuple's
+    // last search): counted apart, not in the latency figures
+    if (c.by === 'refresh') {
+      if (c.at >= measuredFrom) byKind.refresh.push(r.receipts[i + 2] - c.at);
       continue;
     }
     if (c.at < measuredFrom) {
@@ -379,7 +386,7 @@ export async function run(deployment: Deployment, updatesPerSecond = UPDATES_PER
   }
   const perWindow = summarize([...windows.values()].map((w) => w.n));
   // a window of more than BIG_WINDOW replays: a change of a pool on that many subscribed routes
-  const lateIn = { big: 0, replay: 0, check: 0, search: 0 };
+  const lateIn = { big: 0, replay: 0, check: 0, search: 0, refresh: 0 };
   for (const c of lateOnes) {
     if (c.by === 'replay' && c.window !== undefined && (windows.get(c.window)?.n ?? 0) > BIG_WINDOW) lateIn.big++;
     else lateIn[c.by]++;
@@ -452,8 +459,8 @@ export async function run(deployment: Deployment, updatesPerSecond = UPDATES_PER
       { metric: 'pushes', value: fmtRate(r.pushes / r.runSeconds, 'quotes'), notes: `${r.latencies.length.toLocaleString('en-US')} pushes measured` },
       {
         metric: 'router work',
-        value: `${fmtRate(replays / r.runSeconds, 'route replays')}, ${fmtRate(checks / r.runSeconds, 'checks')}, ${fmtRate(switches / r.runSeconds, 'route switches')}, ${fmtRate(searches / r.runSeconds, 'route searches')}`,
-        notes: `replay: a tuple whose route's pools changed, once per debounced burst (${fmtPct(prewarmed / Math.max(1, replays))} of them priced already while their window waited for its deadline, in the time the checks left: the replay then quotes only the hops whose pool changed since); check: after a change of a pool on its route (after the window that replayed it) or on its candidate paths, between windows; switch: a check whose candidate path gained > 5 bp on the route by the float estimate and priced better exactly, or, for a tuple without a route, carried its amount (it becomes the route); search: in the background after a switch with a price impact over 10 bp, or for a tuple without a route whose gaining candidates could not fill the amount exactly for a reason other than dust (5 ms slices, 40 ms apart while debounce windows are open: at most about 1/9 of the time; newest request first); ${(stats1.shedSearches - stats0.shedSearches).toLocaleString('en-US')} withdrawn unrun after waiting ${SEARCH_STALE_MS / 1000} s (queued again by a later check while the gain lasts); ${stats1.pendingSearches} waiting at the end`,
+        value: `${fmtRate(replays / r.runSeconds, 'route replays')}, ${fmtRate(checks / r.runSeconds, 'checks')}, ${fmtRate(switches / r.runSeconds, 'route switches')}, ${fmtRate(searches / r.runSeconds, 'route searches')}, ${fmtRate(refreshes / r.runSeconds, 'candidate refreshes')}`,
+        notes: `replay: a tuple whose route's pools changed, once per debounced burst (${fmtPct(prewarmed / Math.max(1, replays))} of them priced already while their window waited for its deadline, in the time the checks left: the replay then quotes only the hops whose pool changed since); check: after a change of a pool on its route (after the window that replayed it) or on its candidate paths, between windows; switch: a check whose candidate path gained > 5 bp on the route by the float estimate and priced better exactly, or, for a tuple without a route, carried its amount (it becomes the route); refresh: a tuple's candidate paths searched afresh, about every ${CANDIDATE_REFRESH_MS / 1000} s per tuple at most, in the background slices before the searches (${byKind.refresh.length.toLocaleString('en-US')} of them switched the route: not in the latency figures, they answer no one change); search: in the background after a switch with a price impact over 10 bp, or for a tuple without a route whose gaining candidates could not fill the amount exactly for a reason other than dust (5 ms slices, 40 ms apart while debounce windows are open: at most about 1/9 of the time; newest request first); ${(stats1.shedSearches - stats0.shedSearches).toLocaleString('en-US')} withdrawn unrun after waiting ${SEARCH_STALE_MS / 1000} s (queued again by a later check while the gain lasts); ${stats1.pendingSearches} waiting at the end`,
       },
       {
         metric: 'router threads busy (event loop utilization)',

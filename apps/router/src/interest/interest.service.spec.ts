@@ -677,6 +677,63 @@ describe('InterestService debounce', () => {
     }
   });
 
+  it('a candidate refresh searches a tuple\'s candidate paths again: a better path its last search did not keep becomes the route (a switch); an unchanged set does nothing', async () => {
+    await settled();
+    type C = { pools: string[]; mints: string[] };
+    type W = { key: string; mode: 'ExactIn' | 'ExactOut'; amount: bigint; route?: Route; cands: C[]; candRatio: number[]; last?: { error?: string; amountOut: string; amountIn: string } };
+    const internals = svc as unknown as {
+      watched: Map<string, W>;
+      search: (w: W) => W['last'];
+      adopt: (w: W, r: Route) => W['last'];
+      setCandidates: (w: W, cands: C[]) => void;
+      refreshCandidates: (w: W) => W['last'] | undefined;
+    };
+    noFlushPending();
+    // a tuple whose route is the best of its candidate paths, and a candidate 10+ bp worse
+    let found: { w: W; worse: C; best: Route } | undefined;
+    for (const w of internals.watched.values()) {
+      w.last = internals.search(w);
+      if (!w.route || w.last?.error !== undefined) continue;
+      for (const c of w.cands) {
+        let r: Route;
+        try {
+          r = evaluatePath({ pools: c.pools.map((a) => projections.projection.pool(a)!), mints: c.mints }, w.mode, w.amount);
+        } catch {
+          continue;
+        }
+        const worse = w.mode === 'ExactIn' ? r.amountOut * 10_000n < w.route.amountOut * 9_990n : r.amountIn * 9_990n > w.route.amountIn * 10_000n;
+        if (worse) found = { w, worse: c, best: w.route };
+      }
+      if (found) break;
+    }
+    expect(found).toBeDefined();
+    const { w, worse, best } = found!;
+    const switches = svc.stats().switches;
+    try {
+      // as if its last search had kept that path alone and made it the route: the better ones are out of its sight
+      internals.setCandidates(w, [worse]);
+      w.candRatio = [NaN];
+      w.last = internals.adopt(w, evaluatePath({ pools: worse.pools.map((a) => projections.projection.pool(a)!), mints: worse.mints }, w.mode, w.amount));
+      expect(w.cands).toHaveLength(1);
+      const q = internals.refreshCandidates(w);
+      expect(q).toBeDefined();
+      expect(w.cands.length).toBeGreaterThan(1);
+      expect(svc.stats().switches).toBe(switches + 1);
+      // the switch priced a fresh candidate path at least as well as the search's route did (or its best single path, when that was a split)
+      const single = best.hops.length === new Set(best.hops.map((h) => h.inputMint)).size;
+      if (single) {
+        if (w.mode === 'ExactIn') expect(BigInt(q!.amountOut)).toBe(best.amountOut);
+        else expect(BigInt(q!.amountIn)).toBe(best.amountIn);
+      } else if (w.mode === 'ExactIn') expect(BigInt(q!.amountOut)).toBeGreaterThan(BigInt(evaluatePath({ pools: worse.pools.map((a) => projections.projection.pool(a)!), mints: worse.mints }, w.mode, w.amount).amountOut));
+      w.last = q;
+      // the same candidate paths again: nothing to do
+      expect(internals.refreshCandidates(w)).toBeUndefined();
+      expect(svc.stats().switches).toBe(switches + 1);
+    } finally {
+      w.last = internals.search(w);
+    }
+  });
+
   it('a candidate path\'s estimate walks again only from the first hop whose pool changed: always equal to a fresh estimate', async () => {
     type C = { pools: string[]; mints: string[] };
     type W = { mode: string; amount: bigint; cands: C[]; candEst: PathEstimates; route?: Route; routeEst?: PathEstimates };

@@ -103,8 +103,17 @@ const SEARCH_IDLE_PAUSE_MS = 1;
  * oldest shed, instead of every search being served seconds after the change behind it
  */
 export const SEARCH_STALE_MS = 1_000;
+/**
+ * Each tuple's candidate paths are searched afresh about this often (refreshCandidates), in the
+ * background slices, before the background searches: the paths that pay best move with the
+ * market, and a tuple's checks only compare the paths of its last search with its route.
+ */
+export const CANDIDATE_REFRESH_MS = 10_000;
+/** at most this long per background slice for those refreshes */
+const REFRESH_SLICE_MS = 2;
 /** what a push answers: a replay of the route, a check that made a candidate path the route, a search */
-export type PushKind = 'replay' | 'check' | 'search';
+/** replay, check (a switch), search (a background search's better route), refresh (a switch to a path found by refreshCandidates) */
+export type PushKind = 'replay' | 'check' | 'search' | 'refresh';
 /** a candidate path estimated this much better than the current route is priced exactly (see InterestService.check) */
 const RESEARCH_GAIN = 5e-4;
 /** no pools: what an unwatched tuple is indexed under */
@@ -230,6 +239,8 @@ export interface InterestStats {
   shedSearches: number;
   /** tuples of a window priced into their memos while it waited for its deadline (see prewarmWindows) */
   prewarmed: number;
+  /** candidate paths searched afresh (see CANDIDATE_REFRESH_MS); their switches count among the switches */
+  refreshes: number;
 }
 
 /**
@@ -314,8 +325,12 @@ export class InterestService {
   private sweeper: NodeJS.Timeout | null = null;
   private subscription: Subscription | null = null;
   private publishing: Promise<unknown> = Promise.resolve();
-  private readonly counters = { searches: 0, replays: 0, checks: 0, switches: 0, published: 0, rejected: 0, shedSearches: 0, prewarmed: 0 };
+  private readonly counters = { searches: 0, replays: 0, checks: 0, switches: 0, published: 0, rejected: 0, shedSearches: 0, prewarmed: 0, refreshes: 0 };
   private closed = false;
+  /** the tuples' candidate refreshes: where the round is, how many are owed, since when */
+  private refreshCursor: Iterator<Watched> | null = null;
+  private refreshOwed = 0;
+  private refreshedAt = Date.now();
 
   constructor(
     private readonly log: LogPort,
@@ -636,10 +651,13 @@ export class InterestService {
     // a window waiting for the log at its deadline goes on pricing its routes ahead meanwhile
     if (this.warm !== null) this.prewarm(started, waiting);
     const searchFrom = Date.now();
-    // background searches come after the pricing ahead of the open window's routes
-    if (!waiting && this.warm === null && !this.windowBusy(searchFrom) && this.searches.size > 0 && searchFrom - this.lastSearchSlice >= this.searchPause() && searchFrom - started < SLICE_MS) {
-      while (Date.now() - searchFrom < SEARCH_SLICE_MS) {
-        const w = this.nextSearch(searchFrom);
+    // background work comes after the pricing ahead of the open window's routes: the candidate
+    // refreshes owed, then background searches
+    if (!waiting && this.warm === null && !this.windowBusy(searchFrom) && searchFrom - this.lastSearchSlice >= this.searchPause() && searchFrom - started < SLICE_MS) {
+      this.refreshSome(emit);
+      const searchStart = Date.now();
+      while (this.searches.size > 0 && Date.now() - searchStart < SEARCH_SLICE_MS) {
+        const w = this.nextSearch(searchStart);
         if (w === undefined) break;
         // the change the search answers (search() clears it)
         const cause = w.queuedBy;
@@ -958,23 +976,9 @@ export class InterestService {
     w.queuedBy = undefined;
     const projection = this.projections.projection;
     const req = this.request(w);
-    const cands: CandidatePath[] = [];
-    try {
-      for (const c of findCandidatePaths(projection, req)) {
-        if (cands.length >= MAX_CANDIDATES) break;
-        cands.push(new CandidatePath(c.pools.map((p) => p.address), c.mints));
-      }
-    } catch (e) {
-      if (!(e instanceof RouteError)) throw e;
-    }
-    w.cands = cands;
-    // the new estimates take their pools' ids before the old ones give theirs back: the ids of the
-    // pools both have stay as they are
-    const before = w.candEst;
-    w.candEst = this.estimates(w, cands);
-    before.release();
+    this.setCandidates(w, this.candidatePaths(w));
     // set against the route by adopt, below
-    w.candRatio = new Array<number>(cands.length).fill(NaN);
+    w.candRatio = new Array<number>(w.cands.length).fill(NaN);
     this.checks.delete(w);
     w.checkCause = undefined;
     try {
@@ -983,6 +987,77 @@ export class InterestService {
       if (!(e instanceof RouteError)) throw e;
       return this.adopt(w, undefined, e.message);
     }
+  }
+
+  /** the tuple's candidate paths on the current pools (the route search's first step), at most MAX_CANDIDATES */
+  private candidatePaths(w: Watched): CandidatePath[] {
+    const cands: CandidatePath[] = [];
+    try {
+      for (const c of findCandidatePaths(this.projections.projection, this.request(w))) {
+        if (cands.length >= MAX_CANDIDATES) break;
+        cands.push(new CandidatePath(c.pools.map((p) => p.address), c.mints));
+      }
+    } catch (e) {
+      if (!(e instanceof RouteError)) throw e;
+    }
+    return cands;
+  }
+
+  /** these become the tuple's candidate paths, with their own estimates (not yet indexed) */
+  private setCandidates(w: Watched, cands: CandidatePath[]): void {
+    w.cands = cands;
+    // the new estimates take their pools' ids before the old ones give theirs back: the ids of the
+    // pools both have stay as they are
+    const before = w.candEst;
+    w.candEst = this.estimates(w, cands);
+    before.release();
+  }
+
+  /**
+   * The next tuples' candidate paths searched afresh (refreshCandidates), as many as are owed
+   * for each tuple's to come about every CANDIDATE_REFRESH_MS, within REFRESH_SLICE_MS.
+   */
+  private refreshSome(emit: (w: Watched, q: QuotesChanged, cause: number, by: PushKind) => void): void {
+    const now = Date.now();
+    const n = this.watched.size;
+    this.refreshOwed = Math.min(n, this.refreshOwed + ((now - this.refreshedAt) * n) / CANDIDATE_REFRESH_MS);
+    this.refreshedAt = now;
+    let looped = false;
+    while (this.refreshOwed >= 1 && Date.now() - now < REFRESH_SLICE_MS) {
+      const next = (this.refreshCursor ??= this.watched.values()).next();
+      if (next.done) {
+        this.refreshCursor = null;
+        if (looped) break;
+        looped = true;
+        continue;
+      }
+      this.refreshOwed--;
+      const q = this.refreshCandidates(next.value);
+      if (q !== undefined) emit(next.value, q, Date.now(), 'refresh');
+    }
+  }
+
+  /**
+   * The tuple's candidate paths searched again on the current pools: when they differ from those
+   * of its last search, the new ones replace them and are checked against the route at once (a
+   * path new to them compares with the route from scratch: one estimated more than 5 bp better
+   * is priced exactly; a path it had keeps how it compared). Returns the switch's quote, if one
+   * priced better than the route. Not for a tuple with a replay, check or search pending (they
+   * come first), nor one without a route (see checkWithoutRoute).
+   */
+  private refreshCandidates(w: Watched): QuotesChanged | undefined {
+    if (!w.route || w.last === undefined || w.last.error !== undefined) return undefined;
+    if (this.replays.has(w) || this.nextReplays.has(w) || this.checks.has(w) || this.urgent.has(w.key) || this.searches.has(w.key)) return undefined;
+    this.counters.refreshes++;
+    const cands = this.candidatePaths(w);
+    const keyOf = (c: CandidatePath): string => c.pools.join(',');
+    const kept = new Map<string, number>();
+    w.cands.forEach((c, i) => kept.set(keyOf(c), w.candRatio[i]));
+    if (cands.length === w.cands.length && cands.every((c) => kept.has(keyOf(c)))) return undefined;
+    this.setCandidates(w, cands);
+    w.candRatio = cands.map((c) => kept.get(keyOf(c)) ?? 1);
+    this.indexCandidates(w, new Set(w.routeDeps));
+    return this.check(w, Date.now(), w.last);
   }
 
   /**
@@ -1007,9 +1082,6 @@ export class InterestService {
     // after the new route's estimates took their ids (see search)
     routeBefore?.release();
     const routeDeps = new Set(route ? route.hops.map((h) => h.pool.address) : []);
-    // a route pool's change is a replay; its candidate entry would only add a check
-    const cand = new Set<string>();
-    for (const c of w.cands) for (const p of c.pools) if (!routeDeps.has(p)) cand.add(p);
     const estimates = w.candEst.all();
     if (route) {
       const current = this.routeEstimate(w, q);
@@ -1022,10 +1094,18 @@ export class InterestService {
       for (let i = 0; i < w.candEst.count; i++) w.candRatio[i] = estimates[i] === estimates[i] ? estimates[i] : 0;
     }
     this.index(this.byRoutePool, w, w.routeDeps, routeDeps);
-    this.index(this.byCandidatePool, w, w.candDeps, cand);
     w.routeDeps = [...routeDeps];
-    w.candDeps = [...cand];
+    this.indexCandidates(w, routeDeps);
     return q;
+  }
+
+  /** the tuple indexed under the pools of its candidate paths (not those of its route: see adopt) */
+  private indexCandidates(w: Watched, routeDeps: ReadonlySet<string>): void {
+    // a route pool's change is a replay; its candidate entry would only add a check
+    const cand = new Set<string>();
+    for (const c of w.cands) for (const p of c.pools) if (!routeDeps.has(p)) cand.add(p);
+    this.index(this.byCandidatePool, w, w.candDeps, cand);
+    w.candDeps = [...cand];
   }
 
   /**
