@@ -212,7 +212,7 @@ function gapRow(gaps: number[] | undefined): BenchRow {
   return {
     metric,
     value: `${g.p50.toFixed(1)} / ${g.p90.toFixed(1)} / ${g.p99.toFixed(1)} bp`,
-    notes: `every ${GAP_SAMPLE_EVERY}th tuple whose last quote has a route (${gaps.length.toLocaleString('en-US')}), that quote against a full search (splits included, the router's hop limit) on the pools as they are after the run: how much more the search pays out (ExactIn) or less it asks (ExactOut), in bp; ${fmtPct(worse / gaps.length)} of them more than 5 bp. The pushes follow each tuple's route (a split keeps its division) and the candidate paths kept from its last search; GET /api/v1/quote searches every time`,
+    notes: `every ${GAP_SAMPLE_EVERY}th tuple whose last quote has a route (${gaps.length.toLocaleString('en-US')}), that quote against a full search (splits included, the router's hop limit) on the pools as they are after the run: how much more the search pays out (ExactIn) or less it asks (ExactOut), in bp; ${fmtPct(worse / gaps.length)} of them more than 5 bp. The pushes follow each tuple's route (a split keeps its division) and its candidate paths (those of its last search, searched again in the background at most every ${CANDIDATE_REFRESH_MS / 1000} s); GET /api/v1/quote searches every time`,
   };
 }
 

@@ -27,6 +27,9 @@
  *     A tuple without a route has its candidate paths whose estimate gained more than 5 bp
  *     since its last search priced exactly: one that carries the amount becomes its route; when
  *     none does it is searched again, unless each of them gives nothing out (a dust amount).
+ *   - a candidate refresh (refreshCandidates): its candidate paths searched again (the route
+ *     search's first step, not its split search) at most every CANDIDATE_REFRESH_MS, in the
+ *     background slices; a better path the last search did not keep becomes the route.
  *     Background searches run in short slices that take at most about a fifth of the time, so
  *     their cost is bounded whatever the rate of pool changes: searches for a gain newest request
  *     first, withdrawn unrun after SEARCH_STALE_MS (the next check queues them again while a
