@@ -160,6 +160,9 @@ async function run(job: LoadJob): Promise<LoadResult> {
   agent.destroy();
   const runSeconds = (lastAppendAt - runStart) / 1000;
   await new Promise((r) => setTimeout(r, 1000)); // drain
+  // the benchmark takes its figures of the router now, while the subscriptions still hold
+  send({ type: 'drained' });
+  await new Promise<void>((resolve) => process.once('message', () => resolve()));
   const kept = frames;
   frames = null;
   for (const f of kept) onMessage(JSON.parse(f.data.toString()), f.at);

@@ -306,8 +306,8 @@ export async function run(deployment: Deployment, updatesPerSecond = UPDATES_PER
   const measuredFrom = Date.now() + WARMUP_SECONDS * 1000;
   child.send({ type: 'go' });
   m = await next();
-  if (m.type !== 'result' || !m.result) throw new Error(`load process: ${m.message ?? m.type}`);
-  const r = m.result;
+  if (m.type !== 'drained') throw new Error(`load process: ${m.message ?? m.type}`);
+  // the run's figures end with the drain (the load then closes its connections, which drops the subscriptions)
   const { stats: stats1, workers: workers1 } = await interest.snapshot();
   const mainBusy = performance.eventLoopUtilization(main0).utilization;
   const cpu = cpuUse(cpu0, cpuSnapshot());
@@ -317,6 +317,10 @@ export async function run(deployment: Deployment, updatesPerSecond = UPDATES_PER
   const workersBusy = workers1.map((w, i) => performance.eventLoopUtilization(w.busy, workers0[i].busy).utilization);
   // after the figures of the run: how the pushed quotes compare with fresh searches (each a few ms)
   const gaps = interest.routeGaps(GAP_SAMPLE_EVERY);
+  child.send({ type: 'gaps taken' });
+  m = await next();
+  if (m.type !== 'result' || !m.result) throw new Error(`load process: ${m.message ?? m.type}`);
+  const r = m.result;
   const searches = stats1.searches - stats0.searches;
   const checks = stats1.checks - stats0.checks;
   const switches = stats1.switches - stats0.switches;

@@ -175,6 +175,8 @@ class Watched {
   /** the route's float estimate as a path, when it is a single path */
   routeEst: PathEstimates | undefined = undefined;
   last: QuotesChanged | undefined = undefined;
+  /** when its last full search ran (Unix ms): its candidate paths are that search's until a refresh */
+  searchedAt = 0;
   /** while queued for a background search: the append time of the pool change behind it (what its push answers) */
   queuedBy: number | undefined = undefined;
   /** while queued for a check: the append time of the first pool change since the last check */
@@ -971,6 +973,7 @@ export class InterestService {
   /** a full route search; refreshes the tuple's route and both pool indexes */
   private search(w: Watched): QuotesChanged {
     this.counters.searches++;
+    w.searchedAt = Date.now();
     this.replays.delete(w);
     this.nextReplays.delete(w);
     w.changedAt = undefined;
@@ -1018,13 +1021,16 @@ export class InterestService {
 
   /**
    * The next tuples' candidate paths searched afresh (refreshCandidates), as many as are owed
-   * for each tuple's to come about every CANDIDATE_REFRESH_MS, within REFRESH_SLICE_MS.
+   * for each tuple's to come about every CANDIDATE_REFRESH_MS, within REFRESH_SLICE_MS; not
+   * while first quotes are waiting, nor for a tuple searched in full within that time.
    */
   private refreshSome(emit: (w: Watched, q: QuotesChanged, cause: number, by: PushKind) => void): void {
     const now = Date.now();
     const n = this.watched.size;
     this.refreshOwed = Math.min(n, this.refreshOwed + ((now - this.refreshedAt) * n) / CANDIDATE_REFRESH_MS);
     this.refreshedAt = now;
+    // first quotes come first
+    if (this.urgent.size > 0) return;
     let looped = false;
     while (this.refreshOwed >= 1 && Date.now() - now < REFRESH_SLICE_MS) {
       const next = (this.refreshCursor ??= this.watched.values()).next();
@@ -1034,9 +1040,12 @@ export class InterestService {
         looped = true;
         continue;
       }
+      const w = next.value;
+      // searched since the last round: its candidates are fresh enough
+      if (now - w.searchedAt < CANDIDATE_REFRESH_MS) continue;
       this.refreshOwed--;
-      const q = this.refreshCandidates(next.value);
-      if (q !== undefined) emit(next.value, q, Date.now(), 'refresh');
+      const q = this.refreshCandidates(w);
+      if (q !== undefined) emit(w, q, Date.now(), 'refresh');
     }
   }
 
