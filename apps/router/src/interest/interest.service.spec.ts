@@ -73,6 +73,24 @@ describe('InterestService debounce', () => {
   const freshEstimate = (w: { amount: bigint; mode: string }, c: { pools: string[]; mints: string[] }): number | undefined =>
     new PathEstimates([c], new PoolStamps(() => projections.projection), Number(w.amount), w.mode === 'ExactIn').estimate(0);
 
+  /** a candidate path priced exactly on the current pools (undefined: it cannot carry the amount) */
+  const priced = (w: { mode: 'ExactIn' | 'ExactOut'; amount: bigint }, c: { pools: string[]; mints: string[] }): Route | undefined => {
+    try {
+      return evaluatePath({ pools: c.pools.map((a) => projections.projection.pool(a)!), mints: c.mints }, w.mode, w.amount);
+    } catch {
+      return undefined;
+    }
+  };
+  /** a candidate path of the tuple that pays at least 10 bp less than its route (or asks 10 bp more), and its exact route */
+  const worseCandidate = <C extends { pools: string[]; mints: string[] }>(w: { mode: 'ExactIn' | 'ExactOut'; amount: bigint; route?: Route; cands: C[] }): { c: C; r: Route } | undefined => {
+    const route = w.route!;
+    for (const c of w.cands) {
+      const r = priced(w, c);
+      if (r && (w.mode === 'ExactIn' ? r.amountOut * 10_000n < route.amountOut * 9_990n : r.amountIn * 9_990n > route.amountIn * 10_000n)) return { c, r };
+    }
+    return undefined;
+  };
+
   type Watching = { key: string; tuple: QuoteTuple; route?: Route; cands: Array<{ pools: string[]; mints: string[] }> };
   const watchedTuples = (): Map<string, Watching> => (svc as unknown as { watched: Map<string, Watching> }).watched;
   /**
@@ -651,17 +669,11 @@ describe('InterestService debounce', () => {
     // a tuple quoted along a candidate path that pays less than its route: its gap is that difference
     let found: { w: W; worse: Route } | undefined;
     for (const w of routed) {
-      for (const c of w.cands) {
-        let r: Route;
-        try {
-          r = evaluatePath({ pools: c.pools.map((a) => projections.projection.pool(a)!), mints: c.mints }, w.mode, w.amount);
-        } catch {
-          continue;
-        }
-        const worse = w.mode === 'ExactIn' ? r.amountOut * 10_000n < w.route!.amountOut * 9_990n : r.amountIn * 9_990n > w.route!.amountIn * 10_000n;
-        if (worse) found = { w, worse: r };
+      const r = worseCandidate(w)?.r;
+      if (r) {
+        found = { w, worse: r };
+        break;
       }
-      if (found) break;
     }
     expect(found).toBeDefined();
     const { w, worse } = found!;
@@ -694,17 +706,11 @@ describe('InterestService debounce', () => {
     for (const w of internals.watched.values()) {
       w.last = internals.search(w);
       if (!w.route || w.last?.error !== undefined) continue;
-      for (const c of w.cands) {
-        let r: Route;
-        try {
-          r = evaluatePath({ pools: c.pools.map((a) => projections.projection.pool(a)!), mints: c.mints }, w.mode, w.amount);
-        } catch {
-          continue;
-        }
-        const worse = w.mode === 'ExactIn' ? r.amountOut * 10_000n < w.route.amountOut * 9_990n : r.amountIn * 9_990n > w.route.amountIn * 10_000n;
-        if (worse) found = { w, worse: c, best: w.route };
+      const c = worseCandidate(w)?.c;
+      if (c) {
+        found = { w, worse: c, best: w.route };
+        break;
       }
-      if (found) break;
     }
     expect(found).toBeDefined();
     const { w, worse, best } = found!;
@@ -713,7 +719,7 @@ describe('InterestService debounce', () => {
       // as if its last search had kept that path alone and made it the route: the better ones are out of its sight
       internals.setCandidates(w, [worse]);
       w.candRatio = [NaN];
-      w.last = internals.adopt(w, evaluatePath({ pools: worse.pools.map((a) => projections.projection.pool(a)!), mints: worse.mints }, w.mode, w.amount));
+      w.last = internals.adopt(w, priced(w, worse)!);
       expect(w.cands).toHaveLength(1);
       const q = internals.refreshCandidates(w);
       expect(q).toBeDefined();
@@ -724,7 +730,7 @@ describe('InterestService debounce', () => {
       if (single) {
         if (w.mode === 'ExactIn') expect(BigInt(q!.amountOut)).toBe(best.amountOut);
         else expect(BigInt(q!.amountIn)).toBe(best.amountIn);
-      } else if (w.mode === 'ExactIn') expect(BigInt(q!.amountOut)).toBeGreaterThan(BigInt(evaluatePath({ pools: worse.pools.map((a) => projections.projection.pool(a)!), mints: worse.mints }, w.mode, w.amount).amountOut));
+      } else if (w.mode === 'ExactIn') expect(BigInt(q!.amountOut)).toBeGreaterThan(priced(w, worse)!.amountOut);
       w.last = q;
       // the same candidate paths again: nothing to do
       expect(internals.refreshCandidates(w)).toBeUndefined();
