@@ -114,8 +114,10 @@ export const SEARCH_STALE_MS = 1_000;
 export const CANDIDATE_REFRESH_MS = 10_000;
 /** at most this long per background slice for those refreshes */
 const REFRESH_SLICE_MS = 2;
-/** what a push answers: a replay of the route, a check that made a candidate path the route, a search */
-/** replay, check (a switch), search (a background search's better route), refresh (a switch to a path found by refreshCandidates) */
+/**
+ * what a push answers: a replay of the route, a check that made a candidate path the route, a
+ * background search's better route, a candidate refresh's switch (see refreshCandidates)
+ */
 export type PushKind = 'replay' | 'check' | 'search' | 'refresh';
 /** a candidate path estimated this much better than the current route is priced exactly (see InterestService.check) */
 const RESEARCH_GAIN = 5e-4;
