@@ -142,7 +142,7 @@ const MAX_CANDIDATES = 12;
 class CandidatePath {
   /** the pools on which it last failed to carry the amount exactly (not tried again on them) */
   failedOn: Pool[] | undefined = undefined;
-  /** why it failed on them */
+  /** why it failed on them (set and cleared with failedOn) */
   failedFor: QuoteFailure | undefined = undefined;
   constructor(
     readonly pools: string[],
@@ -208,11 +208,14 @@ class Watched {
   }
 }
 
+/** a quote's or a route's amounts (decimal strings or bigints), and its error if any */
+type Amounts = { amountIn: string | bigint; amountOut: string | bigint; error?: string };
+
 /**
  * What a tuple's quote lost from `before` to `after`, as a fraction of `before` (ExactIn: of its
  * output; ExactOut: more input asked); 0 or less when it did not lose, 0 when either is an error
  */
-function lossOf(mode: SwapMode, before: QuotesChanged | undefined, after: QuotesChanged): number {
+function lossOf(mode: SwapMode, before: Amounts | undefined, after: Amounts): number {
   if (before === undefined || before.error !== undefined || after.error !== undefined) return 0;
   if (mode === 'ExactIn') {
     const b = Number(before.amountOut);
@@ -404,8 +407,8 @@ export class InterestService {
         if (!(e instanceof RouteError)) throw e;
         continue;
       }
-      const gap = w.mode === 'ExactIn' ? (Number(fresh.amountOut) - Number(last.amountOut)) / Number(fresh.amountOut) : (Number(last.amountIn) - Number(fresh.amountIn)) / Number(fresh.amountIn);
-      gaps.push(Math.max(0, gap * 10_000));
+      // what the last quote loses against the search's route
+      gaps.push(Math.max(0, lossOf(w.mode, fresh, last) * 10_000));
     }
     return gaps;
   }
@@ -885,7 +888,7 @@ export class InterestService {
     const paths = gaining.map((i) => w.cands[i]);
     const best = this.priceExactly(w, paths);
     if (best !== undefined) return this.switchTo(w, best, cause);
-    if (paths.every((c) => c.failedOn !== undefined && c.failedFor === 'zero-output')) {
+    if (paths.every((c) => c.failedFor === 'zero-output')) {
       for (const i of gaining) w.candRatio[i] = w.candEst.estimate(i) ?? 0;
       this.withdrawGainSearch(w);
     } else this.queueGainSearch(w, cause);
