@@ -1,11 +1,12 @@
 /**
- * Live stream under load, in three deployments:
+ * Live stream under load, in four deployments:
  *   - all-in-one: the router and stream modules on one EmbeddedLog in this process, the quote
  *     work in one worker thread (INTEREST_WORKERS=1);
  *   - all-in-one with the quote work on the main thread (INTEREST_WORKERS=0);
  *   - split: the router in this process (INTEREST_WORKERS by default: auto, by the cores), the
  *     stream app (apps/stream/src/main.ts) in its own process on the same data directory
- *     (quote-interest and quotes-changed cross processes).
+ *     (quote-interest and quotes-changed cross processes);
+ *   - split with the router's background route searches in a worker thread (SEARCH_WORKER=on).
  * In another process (bench/stream-load.ts), 100 real WebSocket connections hold 10,000 distinct
  * subscriptions and the simulated market's pool updates are appended to the same data directory
  * at 1,000 records/s. Latency = client receipt time minus the append time of the pool change the
@@ -48,13 +49,17 @@ class AllInOne {}
 @Module({ imports: [RouterModule] })
 class RouterOnly {}
 
-type Deployment = 'all-in-one' | 'all-in-one, main thread' | 'split';
+type Deployment = 'all-in-one' | 'all-in-one, main thread' | 'split' | 'split, search worker';
 
-/** per deployment: its section title and INTEREST_WORKERS (the split router runs the default) */
-const DEPLOYMENTS: Record<Deployment, { title: string; workers: string }> = {
-  'all-in-one': { title: 'Live stream (all-in-one)', workers: '1' },
-  'all-in-one, main thread': { title: 'Live stream (all-in-one, quote work on the main thread)', workers: '0' },
-  split: { title: 'Live stream (router and stream in separate processes)', workers: 'auto' },
+/**
+ * per deployment: its section title, INTEREST_WORKERS (the split router runs the default),
+ * SEARCH_WORKER, and whether the stream app runs in its own process
+ */
+const DEPLOYMENTS: Record<Deployment, { title: string; workers: string; searchWorker: 'on' | 'off'; split: boolean }> = {
+  'all-in-one': { title: 'Live stream (all-in-one)', workers: '1', searchWorker: 'off', split: false },
+  'all-in-one, main thread': { title: 'Live stream (all-in-one, quote work on the main thread)', workers: '0', searchWorker: 'off', split: false },
+  split: { title: 'Live stream (router and stream in separate processes)', workers: 'auto', searchWorker: 'off', split: true },
+  'split, search worker': { title: 'Live stream (separate processes, background searches in a worker thread)', workers: 'auto', searchWorker: 'on', split: true },
 };
 
 const CONNECTIONS = 100;
@@ -123,7 +128,7 @@ export function benchPairs(projection: { tokens(): unknown[] }, count: number): 
 
 export async function bench(): Promise<BenchSection[]> {
   const sections: BenchSection[] = [];
-  for (const deployment of ['all-in-one', 'all-in-one, main thread', 'split'] as const) sections.push((await run(deployment)).section);
+  for (const deployment of ['all-in-one', 'all-in-one, main thread', 'split', 'split, search worker'] as const) sections.push((await run(deployment)).section);
   return sections;
 }
 
@@ -222,8 +227,9 @@ export async function run(deployment: Deployment, updatesPerSecond = UPDATES_PER
   const marketOpts = BENCH_MARKET;
   await log.ensureTopic(TOPICS.poolUpdates);
   await log.append(TOPICS.poolUpdates, genesisRecords(marketOpts));
-  const allInOne = deployment !== 'split';
-  const config = { ...loadConfig({ DATA_DIR: dir, PORT: '0', ...NO_RATE_LIMIT, INTEREST_WORKERS: DEPLOYMENTS[deployment].workers }), port: 0 };
+  const { split, workers, searchWorker } = DEPLOYMENTS[deployment];
+  const allInOne = !split;
+  const config = { ...loadConfig({ DATA_DIR: dir, PORT: '0', ...NO_RATE_LIMIT, INTEREST_WORKERS: workers, SEARCH_WORKER: searchWorker }), port: 0 };
   const moduleRef = await Test.createTestingModule({ imports: [allInOne ? AllInOne : RouterOnly] })
     .overrideProvider(APP_CONFIG)
     .useValue(config)
@@ -234,7 +240,7 @@ export async function run(deployment: Deployment, updatesPerSecond = UPDATES_PER
   await app.listen(0, '127.0.0.1');
   let url = `ws://127.0.0.1:${app.getHttpServer().address().port}/api/v1/stream`;
   let streamApp: ChildProcess | null = null;
-  if (deployment === 'split') ({ url, child: streamApp } = await startStreamApp(dir));
+  if (split) ({ url, child: streamApp } = await startStreamApp(dir));
   await app.get(ProjectionService).whenReady();
 
   const all = benchPairs(app.get(ProjectionService).projection, CONNECTIONS * PER_CONNECTION);
@@ -426,8 +432,8 @@ export async function run(deployment: Deployment, updatesPerSecond = UPDATES_PER
   const where =
     deployment === 'all-in-one'
       ? 'the all-in-one app (router and stream modules on one embedded log) in one process, the quote work in one worker thread (`INTEREST_WORKERS=1`)'
-      : deployment === 'split'
-        ? `the router in one process (\`INTEREST_WORKERS\` by default, auto: ${interest.workerCount === 0 ? 'the quote work on its main thread' : `${interest.workerCount} quote worker(s)`} with ${os.availableParallelism()} cores) and the stream app (\`apps/stream/src/main.ts\`) in another, on one embedded data directory`
+      : split
+        ? `the router in one process (\`INTEREST_WORKERS\` by default, auto: ${interest.workerCount === 0 ? 'the quote work on its main thread' : `${interest.workerCount} quote worker(s)`} with ${os.availableParallelism()} cores${searchWorker === 'on' ? '; its background route searches in a worker thread of their own, `SEARCH_WORKER=on`' : ''}) and the stream app (\`apps/stream/src/main.ts\`) in another, on one embedded data directory`
         : 'the all-in-one app with the quote work on its main thread (`INTEREST_WORKERS=0`)';
   const figures: StreamFigures = {
     p50: e2e.p50,
@@ -452,7 +458,7 @@ export async function run(deployment: Deployment, updatesPerSecond = UPDATES_PER
       `Latency: each push's receipt minus the append time of the pool change it answers. The router reports it per tuple and slot: for a replay, the ` +
       `append time of the first record since the tuple's previous quote that changed a pool of its route; for a check that switched the route to ` +
       `a candidate path, and for a background search, the change that queued it. Receipts are matched to those in order. It includes the 50 ms debounce, the router's queue and the log hops` +
-      `${deployment === 'split' ? ' between processes' : ''}. The latency figures are of the changes appended after the first ${WARMUP_SECONDS} s (a warm-up, reported on its own row).`,
+      `${split ? ' between processes' : ''}. The latency figures are of the changes appended after the first ${WARMUP_SECONDS} s (a warm-up, reported on its own row).`,
     rows: [
       {
         metric: 'subscribe: every first answer (quote or no-route error)',
@@ -476,7 +482,7 @@ export async function run(deployment: Deployment, updatesPerSecond = UPDATES_PER
         value: cpu === null ? 'not measured (no /proc)' : `main ${fmtPct(cpu.main)}; others ${cpu.others.slice(0, 6).map((x) => fmtPct(x)).join(', ')}`,
         notes:
           'over the run, CPU time per OS thread of the router\'s process as a share of the wall time (/proc): ' +
-          `${workersBusy.length === 0 ? 'the others ' : workersBusy.length === 1 ? 'the busiest other thread is the quote worker; the rest ' : `the ${workersBusy.length} busiest other threads are the quote workers; the rest `}are V8's garbage collection and compiler helpers and libuv's pool. ` +
+          `${workersBusy.length === 0 ? (searchWorker === 'on' ? 'the busiest other thread is the search worker (at nice 19); the rest ' : 'the others ') : workersBusy.length === 1 ? 'the busiest other thread is the quote worker; the rest ' : `the ${workersBusy.length} busiest other threads are the quote workers; the rest `}are V8's garbage collection and compiler helpers and libuv's pool. ` +
           'A thread whose CPU time is well under its event loop utilization above spent that difference runnable but waiting for a core',
       },
       {
@@ -488,7 +494,7 @@ export async function run(deployment: Deployment, updatesPerSecond = UPDATES_PER
       {
         metric: 'machine CPU',
         value: cpu === null ? 'not measured (no /proc)' : `busy ${fmtPct(cpu.busy)}, stolen ${fmtPct(cpu.steal)}, idle ${fmtPct(cpu.idle)}`,
-        notes: `over the run, all ${os.availableParallelism()} cores, every process (the router, the load${deployment === 'split' ? ', the stream app' : ''}); stolen: time the hypervisor ran something else on this machine's cores (steal in /proc/stat)`,
+        notes: `over the run, all ${os.availableParallelism()} cores, every process (the router, the load${split ? ', the stream app' : ''}); stolen: time the hypervisor ran something else on this machine's cores (steal in /proc/stat)`,
       },
       { metric: 'pool change → receipt p50 / p90', value: `${fmtMs(e2e.p50)} / ${fmtMs(e2e.p90)}` },
       {
@@ -523,7 +529,7 @@ export async function run(deployment: Deployment, updatesPerSecond = UPDATES_PER
         metric: 'pool change → computed by the router, computed → receipt (p50 / p99)',
         value: `${fmtDist(dist(toComputed))}, ${fmtDist(dist(afterComputed))}`,
         notes:
-          `the same pushes' latency in two at the time the router priced each quote (before its append to quotes-changed): the first part is the debounce and the router's queue, the second the log, the stream app${deployment === 'split' ? ' in its process' : ''} and the client. ` +
+          `the same pushes' latency in two at the time the router priced each quote (before its append to quotes-changed): the first part is the debounce and the router's queue, the second the log, the stream app${split ? ' in its process' : ''} and the client. ` +
           `The pushes over 150 ms: computed p50 ${fmtMs(late.toComputed.p50)} after their change, received p50 ${fmtMs(late.afterComputed.p50)} / p99 ${fmtMs(late.afterComputed.p99)} after their computation`,
       },
       { metric: 'pool change → receipt, route switches (p50 / p99)', value: fmtDist(kinds.check), notes: `${byKind.check.length.toLocaleString('en-US')} pushes: a check made a candidate path that priced better the route` },

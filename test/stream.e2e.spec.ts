@@ -15,6 +15,7 @@ import { Test } from '@nestjs/testing';
 import WebSocket from 'ws';
 import { SimMarket } from '../apps/ingestor/src/sim/market';
 import { InterestHost } from '../apps/router/src/interest/interest-host';
+import type { WorkerSearcher } from '../apps/router/src/interest/worker-searcher';
 import { ProjectionService } from '../apps/router/src/projection/projection.service';
 import { RouterModule } from '../apps/router/src/router.module';
 import { StreamModule } from '../apps/stream/src/stream.module';
@@ -602,5 +603,81 @@ describe('quote work in worker threads (INTEREST_WORKERS=2)', () => {
     const pushed = await quotesAfter([c], since);
     expect(pushed.size).toBe(pairs.length);
     for (const q of pushed.values()) expect(q.slot).toBe(slot);
+  });
+});
+
+/**
+ * Background searches in a worker thread (SEARCH_WORKER=on): the quote work on the main thread
+ * hands them to a worker with its own projection of the log; its answers become the tuples'
+ * routes, and first quotes and pushes go on as without it.
+ */
+describe('background searches in a worker thread (SEARCH_WORKER=on)', () => {
+  let dir: string;
+  let log: EmbeddedLog;
+  let app: INestApplication;
+  let url: string;
+  let market: SimMarket;
+  const clients: Client[] = [];
+  const pairs = Array.from({ length: 12 }, (_, i) => ({ in: MINTS.SOL, out: MINTS.USDC, amount: String(2_000_000_000 + i * 41_000_000), exactIn: true }));
+
+  /** every tuple's next quote after message index `since` */
+  async function quotesAfter(c: Client, since: number): Promise<Map<string, any>> {
+    const got = new Map<string, any>();
+    for (let i = 0; i < 250 && got.size < pairs.length; i++) {
+      for (const m of c.messages.slice(since)) if (m.type === 'quote') got.set(m.amount, m);
+      if (got.size < pairs.length) await pause(20);
+    }
+    return got;
+  }
+
+  beforeAll(async () => {
+    ({ dir, log } = await poolLog('stream-searcher-'));
+    market = new SimMarket({ seed: 4, pools: 60, tokens: 20, swapsPerSlot: 6 });
+    await appendUpdates(log, market.genesis());
+    let port: number;
+    ({ app, port } = await serveOn(AllInOne, dir, { INTEREST_WORKERS: '0', SEARCH_WORKER: 'on' }, { stream: true }));
+    url = `ws://127.0.0.1:${port}/api/v1/stream`;
+  });
+
+  afterAll(async () => {
+    for (const c of clients) c.close();
+    await closeApp(app, log, dir);
+  });
+
+  it('the worker answers the background searches; subscribers get their first quotes and pushes as without it', async () => {
+    const host = app.get(InterestHost);
+    const searcher = (host as unknown as { searcher: WorkerSearcher }).searcher;
+    for (let i = 0; i < 500 && !searcher.ready; i++) await pause(20);
+    expect(searcher.ready).toBe(true);
+    const c = await Client.open(url);
+    clients.push(c);
+    c.send({ op: 'subscribe', pairs });
+    const first = await quotesAfter(c, 0);
+    expect(first.size).toBe(pairs.length);
+
+    // every tuple queued for a background search, as a pool entering the graph queues them
+    const svc = (host as unknown as { inline: { watched: Map<string, { queuedBy?: number }>; searches: Set<string>; flush(): void } }).inline;
+    const searches = (await host.stats()).searches;
+    const answered = searcher.answered;
+    for (const [key, w] of svc.watched) {
+      svc.searches.add(key);
+      w.queuedBy = Date.now();
+    }
+    svc.flush();
+    for (let i = 0; i < 250 && (await host.stats()).searches < searches + pairs.length; i++) await pause(20);
+    expect((await host.stats()).searches).toBe(searches + pairs.length);
+    expect(searcher.answered - answered).toBe(pairs.length);
+    expect((await host.stats()).pendingSearches).toBe(0);
+
+    // the market moves: every tuple is pushed, on the new slot
+    const since = c.messages.length;
+    const slot = market.slot + 1;
+    await moveSolUsdc(log, market, slot, 5_000_000_000n);
+    const pushed = await quotesAfter(c, since);
+    expect(pushed.size).toBe(pairs.length);
+    for (const [amount, q] of pushed) {
+      expect(q.slot).toBe(slot);
+      expect(BigInt(q.amountOut)).toBeGreaterThan(BigInt(first.get(amount).amountOut));
+    }
   });
 });

@@ -23,6 +23,7 @@ describe('loadConfig', () => {
     [{ INTEREST_WORKERS: 'two' }, /INTEREST_WORKERS must be auto or an integer between 0 and 16, got "two"/],
     [{ INTEREST_WORKERS: '17' }, /INTEREST_WORKERS must be auto or an integer between 0 and 16/],
     [{ INTEREST_WORKERS: '-1' }, /INTEREST_WORKERS must be auto or an integer/],
+    [{ SEARCH_WORKER: 'yes' }, /SEARCH_WORKER must be one of on, off, got "yes"/],
   ])('rejects %j clearly', (env, msg) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(msg);
@@ -52,6 +53,13 @@ describe('loadConfig', () => {
     expect(loadConfig({ INTEREST_WORKERS: 'auto' }).interestWorkers).toBe('auto');
     expect(loadConfig({ INTEREST_WORKERS: '0' }).interestWorkers).toBe(0);
     expect(loadConfig({ INTEREST_WORKERS: ' 3 ' }).interestWorkers).toBe(3);
+  });
+
+  it('reads SEARCH_WORKER: off by default (unset or empty), on or off', () => {
+    expect(loadConfig({}).searchWorker).toBe('off');
+    expect(loadConfig({ SEARCH_WORKER: '' }).searchWorker).toBe('off');
+    expect(loadConfig({ SEARCH_WORKER: 'on' }).searchWorker).toBe('on');
+    expect(loadConfig({ SEARCH_WORKER: 'off' }).searchWorker).toBe('off');
   });
 
   it('reads STREAM_MAX_BUFFERED_BYTES (default 1 MiB)', () => {

@@ -59,6 +59,12 @@ export interface AppConfig {
    * thread); auto (default): 1 on a machine with at least AUTO_WORKER_CPUS cores, else 0
    */
   interestWorkers: number | 'auto';
+  /**
+   * SEARCH_WORKER: on: the live stream's background route searches and candidate refreshes run in
+   * a worker thread with its own projection, beside the thread that replays the routes; off: in
+   * that thread's slices between debounce windows
+   */
+  searchWorker: 'on' | 'off';
 }
 
 export class ConfigError extends Error {
@@ -142,6 +148,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 60, 0, 1_000_000_000),
     rateLimitPerSecond: int(env, 'RATE_LIMIT_PER_SECOND', 10, 0, 1_000_000_000),
     interestWorkers: interestWorkers(env),
+    searchWorker: oneOf(env, 'SEARCH_WORKER', 'off', ['on', 'off'] as const),
     ...chainSettings(env),
     ...lookupTableSettings(env, ingestSource),
   };

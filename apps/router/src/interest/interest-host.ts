@@ -11,12 +11,13 @@
  *     ready); the new one reads the live interest back from the log and publishes its tuples'
  *     current quotes.
  *   - 0: InterestService on this thread, on the router's own projection.
+ * SEARCH_WORKER=on: wherever InterestService runs, its background route searches run in a
+ * worker thread of their own (WorkerSearcher, one per InterestService).
  */
 import { availableParallelism } from 'os';
-import * as path from 'path';
 import type { EventLoopUtilization } from 'perf_hooks';
 import { Worker } from 'worker_threads';
-import { Inject, Injectable, Logger, type LogLevel, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import type { AppConfig } from '../../../../libs/config/src/config';
 import { APP_CONFIG } from '../../../../libs/config/src/config.module';
 import type { QuotesChanged } from '../../../../libs/contracts/src/stream';
@@ -26,10 +27,10 @@ import { ProjectionService } from '../projection/projection.service';
 import type { GcSummary } from './gc-tally';
 import { InterestService, type InterestStats, type PushKind } from './interest.service';
 import type { FromWorker, InterestWorkerData, ToWorker } from './interest-worker';
+import { enabledLogLevels, startWorkerThread } from './worker-thread';
+import { WorkerSearcher } from './worker-searcher';
 
 export type PushObserver = (q: QuotesChanged, causeAppendedAt: number, by: PushKind, windowAppendedAt: number | undefined, computedAt: number, key: string) => void;
-
-const LOG_LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
 
 /**
  * INTEREST_WORKERS=auto: one worker from this many cores up, else the main thread. Measured on
@@ -77,6 +78,8 @@ interface Shard {
 export class InterestHost implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('InterestHost');
   private inline: InterestService | null = null;
+  /** SEARCH_WORKER=on, with the quote work on this thread */
+  private searcher: WorkerSearcher | null = null;
   private shards: Shard[] = [];
   private observer: PushObserver | null = null;
   private appending: Promise<unknown> = Promise.resolve();
@@ -98,7 +101,12 @@ export class InterestHost implements OnModuleInit, OnModuleDestroy {
   async onModuleInit(): Promise<void> {
     const count = this.workerCount;
     if (count === 0) {
-      this.inline = new InterestService(this.log, this.projections, this.config);
+      if (this.config.searchWorker === 'on') {
+        // searches run on this thread until the worker is ready (it catches up with the log first)
+        this.searcher = new WorkerSearcher(this.config);
+        this.searcher.run();
+      }
+      this.inline = new InterestService(this.log, this.projections, this.config, undefined, this.searcher);
       await this.inline.start();
       return;
     }
@@ -111,7 +119,11 @@ export class InterestHost implements OnModuleInit, OnModuleDestroy {
     this.closing = true;
     for (const t of this.restarts) clearTimeout(t);
     this.restarts.clear();
-    if (this.inline) return this.inline.close();
+    if (this.inline) {
+      await this.inline.close();
+      await this.searcher?.close();
+      return;
+    }
     await Promise.all(this.shards.map((s) => this.stop(s)));
     await this.appending.catch(() => undefined);
   }
@@ -144,10 +156,7 @@ export class InterestHost implements OnModuleInit, OnModuleDestroy {
 
   /** start the shard's worker; resolves once it reads the log */
   private start(shard: Shard): Promise<void> {
-    // the levels the app's logger was given (none given: Nest's default, every level)
-    const given = (Logger as unknown as { logLevels?: LogLevel[] }).logLevels;
-    const logLevels = given === undefined ? LOG_LEVELS : LOG_LEVELS.filter((l) => Logger.isLevelEnabled(l));
-    const worker = this.spawn({ config: this.config, shard: { index: shard.index, count: this.shards.length }, logLevels });
+    const worker = this.spawn({ config: this.config, shard: { index: shard.index, count: this.shards.length }, logLevels: enabledLogLevels() });
     shard.worker = worker;
     return new Promise<void>((resolve, reject) => {
       let ready = false;
@@ -179,7 +188,7 @@ export class InterestHost implements OnModuleInit, OnModuleDestroy {
 
   /** a new worker thread running interest-worker with `data` */
   protected spawn(data: InterestWorkerData): Worker {
-    return startWorker(data);
+    return startWorkerThread('interest-worker', data);
   }
 
   /** start the shard's worker again in `delayMs`; while it fails before it is ready, again and again, waiting twice as long each time */
@@ -227,15 +236,4 @@ export class InterestHost implements OnModuleInit, OnModuleDestroy {
     const observe = this.observer;
     if (observe) for (const o of m.observed) observe(o.quote, o.cause, o.by, o.window, o.computed, o.key);
   }
-}
-
-/**
- * The compiled interest-worker.js beside this file; from TypeScript sources (tests, benchmarks,
- * `node -r ./test/support/ts-register.js`), its .ts through that transpile-on-require hook.
- */
-function startWorker(data: InterestWorkerData): Worker {
-  const fromSource = __filename.endsWith('.ts');
-  const entry = path.join(__dirname, fromSource ? 'interest-worker.ts' : 'interest-worker.js');
-  const execArgv = fromSource ? ['-r', path.join(__dirname, '..', '..', '..', '..', 'test', 'support', 'ts-register.js')] : [];
-  return new Worker(entry, { workerData: data, execArgv });
 }

@@ -20,6 +20,7 @@ import type { AppendResult, LogMessage, LogPort } from '../../../../libs/log/src
 import { ProjectionService } from '../projection/projection.service';
 import { GcTally, type GcSummary } from './gc-tally';
 import { InterestService, type InterestStats, type PushKind } from './interest.service';
+import { WorkerSearcher } from './worker-searcher';
 
 export interface InterestWorkerData {
   config: AppConfig;
@@ -80,7 +81,10 @@ async function main(): Promise<void> {
     close: () => log.close(),
   };
   const projections = new ProjectionService(log);
-  const interest = new InterestService(bridge, projections, config, shard);
+  // SEARCH_WORKER=on: this shard's background searches in a worker of its own
+  const searcher = config.searchWorker === 'on' ? new WorkerSearcher(config) : null;
+  searcher?.run();
+  const interest = new InterestService(bridge, projections, config, shard, searcher);
   const collections = new GcTally();
   port.on('message', (m: ToWorker) => {
     if (m.type === 'observe') {
@@ -96,6 +100,7 @@ async function main(): Promise<void> {
       void (async () => {
         collections.stop();
         await interest.close();
+        await searcher?.close();
         await projections.onModuleDestroy();
         await log.close();
         port.close();

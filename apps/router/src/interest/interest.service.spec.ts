@@ -10,7 +10,7 @@ import * as path from 'path';
 import { SimMarket } from '../../../ingestor/src/sim/market';
 import { loadConfig } from '../../../../libs/config/src/config';
 import { encodePoolUpdate, type PoolUpdate } from '../../../../libs/contracts/src/pool-update';
-import { decodeQuotesChanged, encodeQuoteInterest, tupleKey, type QuoteTuple } from '../../../../libs/contracts/src/stream';
+import { decodeQuotesChanged, encodeQuoteInterest, tupleKey, type QuotesChanged, type QuoteTuple } from '../../../../libs/contracts/src/stream';
 import { TOPICS } from '../../../../libs/contracts/src/topics';
 import { EmbeddedLog } from '../../../../libs/log/src/embedded/embedded-log';
 import type { LogRecord } from '../../../../libs/log/src/log.port';
@@ -20,6 +20,7 @@ import { ProjectionService } from '../projection/projection.service';
 import { DEBOUNCE_MS, InterestService, SEARCH_STALE_MS } from './interest.service';
 import { PathEstimates, PoolStamps } from './path-estimates';
 import { replayQuote, type ReplayMemo, type ReplayPlan } from './route-replay';
+import { InlineSearcher, toWire, type Found, type RouteSearcher } from './route-searcher';
 import { waitFor } from '../../../../test/support/wait-for';
 
 jest.setTimeout(30_000);
@@ -738,6 +739,125 @@ describe('InterestService debounce', () => {
     } finally {
       w.last = internals.search(w);
     }
+  });
+
+  describe('with a searcher (SEARCH_WORKER)', () => {
+    type C = { pools: string[]; mints: string[] };
+    type W = { key: string; mode: 'ExactIn' | 'ExactOut'; amount: bigint; route?: Route; cands: C[]; candRatio: number[]; queuedBy?: number; searchedAt: number; last?: QuotesChanged };
+    type Internals = {
+      searcher: RouteSearcher | null;
+      watched: Map<string, W>;
+      searches: Set<string>;
+      answers: unknown[];
+      asked: number;
+      search: (w: W) => QuotesChanged;
+      adopt: (w: W, r: Route) => QuotesChanged;
+      setCandidates: (w: W, cands: C[]) => void;
+      ask: (s: RouteSearcher, w: W, cause: number | undefined) => void;
+    };
+    const internals = (): Internals => svc as unknown as Internals;
+    /** a tuple searched now whose route is the best of its candidate paths, and a candidate path 10+ bp worse */
+    const tupleWithWorse = (): { w: W; worse: C; best: Route } => {
+      for (const w of internals().watched.values()) {
+        w.last = internals().search(w);
+        if (!w.route || w.last.error !== undefined) continue;
+        const c = worseCandidate(w)?.c;
+        if (c) return { w, worse: c, best: w.route };
+      }
+      throw new Error('no tuple has a candidate path 10+ bp worse than its route');
+    };
+    /** the tuple's candidate paths and route are that worse path alone, as if its last search had seen nothing better */
+    const blind = (w: W, worse: C): void => {
+      internals().setCandidates(w, [worse]);
+      w.candRatio = [NaN];
+      w.last = internals().adopt(w, priced(w, worse)!);
+    };
+    /** the searcher's requests have come back and every answer has been taken */
+    const answersTaken = () => waitFor(() => internals().asked === 0 && internals().answers.length === 0, 3_000, 'the answers to be taken', 5);
+    const pushes: Array<{ key: string; by: string; cause: number }> = [];
+    let inlineSearches = 0;
+    let search: Internals['search'];
+
+    beforeEach(async () => {
+      await settled();
+      noFlushPending();
+      pushes.length = 0;
+      svc.pushObserver = (q, cause, by) => pushes.push({ key: tupleKey(q.tuple), by, cause });
+      search = internals().search;
+      inlineSearches = 0;
+    });
+    afterEach(() => {
+      internals().searcher = null;
+      internals().search = search;
+      svc.pushObserver = null;
+    });
+    /** from here on the service searches through `s`; searches on its own thread are counted */
+    const use = (s: RouteSearcher): void => {
+      internals().searcher = s;
+      internals().search = function (this: unknown, w: W) {
+        inlineSearches++;
+        return search.call(this, w);
+      };
+    };
+
+    it('a queued background search goes to the searcher, off the queue; its answer becomes the route, priced on the service\'s pools, pushed as the search\'s quote', async () => {
+      const { w, worse, best } = tupleWithWorse();
+      blind(w, worse);
+      const inline = new InlineSearcher(() => ({ graph: projections.projection, slot: projections.projection.slot }), null);
+      use(inline);
+      const searches = svc.stats().searches;
+      const cause = Date.now() - 7;
+      // as a pool entering the graph queues it
+      internals().searches.add(w.key);
+      w.queuedBy = cause;
+      svc.flush();
+      expect(internals().searches.has(w.key)).toBe(false);
+      await waitFor(() => svc.stats().searches === searches + 1, 3_000, 'the answer to be taken', 5);
+      expect(inline.answered).toBe(1);
+      expect(inlineSearches).toBe(0);
+      // the route the search on these pools finds, its candidate paths too
+      expect(w.cands.length).toBeGreaterThan(1);
+      expect(w.route!.hops.map((h) => h.pool.address)).toEqual(best.hops.map((h) => h.pool.address));
+      expect(w.route!.amountOut).toBe(best.amountOut);
+      expect(w.route!.amountIn).toBe(best.amountIn);
+      expect(pushes).toEqual([{ key: w.key, by: 'search', cause }]);
+    });
+
+    it('an answer worse than the route in place, priced on the service\'s pools (a searcher behind them), leaves the route and takes its candidate paths', async () => {
+      const { w, worse, best } = tupleWithWorse();
+      const worseRoute = priced(w, worse)!;
+      const stale: RouteSearcher = { ready: true, search: () => Promise.resolve({ cands: [worse], route: toWire(worseRoute), slot: 0 }), close: () => Promise.resolve() };
+      use(stale);
+      const searches = svc.stats().searches;
+      internals().searches.add(w.key);
+      w.queuedBy = Date.now();
+      svc.flush();
+      await waitFor(() => svc.stats().searches === searches + 1, 3_000, 'the answer to be taken', 5);
+      expect(w.route!.hops.map((h) => h.pool.address)).toEqual(best.hops.map((h) => h.pool.address));
+      expect(w.route!.amountOut).toBe(best.amountOut);
+      expect(w.cands).toEqual([expect.objectContaining(worse)]);
+      // the same quote as before: nothing pushed
+      expect(pushes).toEqual([]);
+    });
+
+    it('an answer for a tuple searched on the service\'s thread since it was asked is dropped', async () => {
+      const { w, worse, best } = tupleWithWorse();
+      let answer: (f: Found) => void = () => undefined;
+      const held: RouteSearcher = { ready: true, search: () => new Promise<Found>((resolve) => (answer = resolve)), close: () => Promise.resolve() };
+      use(held);
+      const searches = svc.stats().searches;
+      internals().ask(held, w, Date.now());
+      await pause(3);
+      // a first quote or a broken route searches it here meanwhile
+      w.last = internals().search(w);
+      const cands = w.cands;
+      answer({ cands: [worse], route: toWire(priced(w, worse)!), slot: 0 });
+      await answersTaken();
+      expect(w.cands).toBe(cands);
+      expect(w.route!.amountOut).toBe(best.amountOut);
+      expect(svc.stats().searches).toBe(searches + 1);
+      expect(pushes).toEqual([]);
+    });
   });
 
   it('a candidate path\'s estimate walks again only from the first hop whose pool changed: always equal to a fresh estimate', async () => {

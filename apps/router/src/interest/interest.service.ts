@@ -33,7 +33,10 @@
  *     Background searches run in short slices that take at most about a fifth of the time, so
  *     their cost is bounded whatever the rate of pool changes: searches for a gain newest request
  *     first, withdrawn unrun after SEARCH_STALE_MS (the next check queues them again while a
- *     gain lasts), then those of a pool that entered the graph, oldest first.
+ *     gain lasts), then those of a pool that entered the graph, oldest first. With a searcher
+     (SEARCH_WORKER=on, see route-searcher.ts) they are handed to it instead, a few at a time,
+     and its answers, priced again on this thread's pools, are taken between windows; the
+     slices are then the candidate refreshes'.
  * So every push is an exact quote of the current state along a route no older than its last
  * search or switch, pushes follow pool changes within the debounce plus the replay time, and the
  * cost of a pool update is proportional to the tuples whose route or candidate paths use that
@@ -58,10 +61,11 @@ import type { LogMessage, LogPort, LogRecord, Positions, Subscription } from '..
 import { ProjectionService } from '../projection/projection.service';
 import { DEFAULT_INTEREST_TTL_MS, InterestRegistry, MAX_INTEREST_TTL_MS, type InterestChange } from './interest-registry';
 import { positionsSince } from './interest-window';
-import { aggregatorFeeOf, charge, feeBpsFor, findBestNetRoute, type FeeSchedule } from '../quote/aggregator-fee';
+import { aggregatorFeeOf, betterNet, charge, feeBpsFor, findBestNetRoute, type FeeSchedule } from '../quote/aggregator-fee';
 import { impactBps, quoteFields } from './quote-fields';
 import { NO_PATHS, PathEstimates, PoolStamps, type EstimablePath } from './path-estimates';
-import { planReplay, PoolGoneError, replayQuote, type ReplayMemo, type ReplayPlan, type RouteQuote } from './route-replay';
+import { planReplay, PoolGoneError, replayQuote, replayRoute, type ReplayMemo, type ReplayPlan, type RouteQuote } from './route-replay';
+import { fromWire, type Found, type RouteSearcher } from './route-searcher';
 import { TupleQueue } from './tuple-queue';
 
 /** bursts of pool changes are coalesced into one recompute after this long */
@@ -129,6 +133,8 @@ const WINDOW_B = 1;
 const CHECKS = 2;
 /** candidate paths kept per tuple for those checks (the search evaluates 12 exactly) */
 const MAX_CANDIDATES = 12;
+/** background searches out to the searcher at most (see askSearcher) */
+const MAX_ASKED = 4;
 
 /**
  * A candidate path of a tuple (its pools' addresses and its mints), what an exact pricing of it
@@ -206,6 +212,16 @@ class Watched {
     this.amount = BigInt(tuple.amount);
     this.mode = tuple.exactIn ? 'ExactIn' : 'ExactOut';
   }
+}
+
+/** a searcher's answer for a tuple, waiting for flush; `at`: when it was asked, `cause`: the change behind a search request */
+class Answer {
+  constructor(
+    readonly w: Watched,
+    readonly at: number,
+    readonly cause: number | undefined,
+    readonly found: Found,
+  ) {}
 }
 
 /** a quote's or a route's amounts (decimal strings or bigints), and its error if any */
@@ -341,12 +357,17 @@ export class InterestService {
   private refreshCursor: Iterator<Watched> | null = null;
   private refreshOwed = 0;
   private refreshedAt = Date.now();
+  /** background searches out to the searcher, and its answers waiting for flush (see askSearcher) */
+  private asked = 0;
+  private answers: Answer[] = [];
 
   constructor(
     private readonly log: LogPort,
     private readonly projections: ProjectionService,
     private readonly config: AppConfig,
     private readonly shard: { index: number; count: number } = { index: 0, count: 1 },
+    /** where background searches and candidate refreshes run while it is ready (null: in flush's slices on this thread) */
+    private readonly searcher: RouteSearcher | null = null,
   ) {
     this.fee = aggregatorFeeOf(config);
   }
@@ -662,11 +683,14 @@ export class InterestService {
     if (this.warm !== null) this.prewarm(started, waiting);
     const searchFrom = Date.now();
     // background work comes after the pricing ahead of the open window's routes: the candidate
-    // refreshes owed, then background searches
+    // refreshes owed, then background searches (handed to the searcher when one is ready; its
+    // answers are taken between windows)
+    const searcher = this.searcher?.ready ? this.searcher : null;
+    if (searcher && !waiting && !this.windowBusy(searchFrom)) this.takeAnswers(searchFrom, emit);
     if (!waiting && this.warm === null && !this.windowBusy(searchFrom) && searchFrom - this.lastSearchSlice >= this.searchPause() && searchFrom - started < SLICE_MS) {
       this.refreshSome(emit);
       const searchStart = Date.now();
-      while (this.searches.size > 0 && Date.now() - searchStart < SEARCH_SLICE_MS) {
+      while (searcher === null && this.searches.size > 0 && Date.now() - searchStart < SEARCH_SLICE_MS) {
         const w = this.nextSearch(searchStart);
         if (w === undefined) break;
         // the change the search answers (search() clears it)
@@ -675,6 +699,7 @@ export class InterestService {
       }
       this.lastSearchSlice = Date.now();
     }
+    if (searcher) this.askSearcher(searcher, Date.now());
     if (out.length > 0) this.publish(out);
     const now = Date.now();
     if (this.urgent.size > 0) this.schedule(now);
@@ -686,7 +711,11 @@ export class InterestService {
     if (this.warm !== null && this.replayDue !== null && (now < this.replayDue || waiting)) this.schedule(now);
     // nor in the last ms before a window closes: its own flush at the deadline comes first (a
     // search slice due meanwhile would otherwise be retried on every turn of the event loop)
-    if (this.searches.size > 0 && !waiting && !this.windowBusy(now)) this.schedule(this.lastSearchSlice + this.searchPause());
+    if (!waiting && !this.windowBusy(now)) {
+      if (searcher && this.answers.length > 0) this.schedule(now);
+      // with a searcher, the slices are the candidate refreshes' (those owed)
+      else if (searcher ? this.refreshOwed >= 1 : this.searches.size > 0) this.schedule(this.lastSearchSlice + this.searchPause());
+    }
   }
 
   /**
@@ -1075,6 +1104,93 @@ export class InterestService {
     w.candRatio = cands.map((c) => kept.get(keyOf(c)) ?? 1);
     this.indexCandidates(w, new Set(w.routeDeps));
     return this.check(w, Date.now(), w.last);
+  }
+
+  // ---- the searcher (SEARCH_WORKER) ----
+
+  /**
+   * Background searches (the queue nextSearch takes from) handed to the searcher, at most
+   * MAX_ASKED out at a time: it answers on its own pools, so a request sent long before its turn
+   * would come back searched on pools older than needed.
+   */
+  private askSearcher(searcher: RouteSearcher, now: number): void {
+    while (this.asked < MAX_ASKED) {
+      const w = this.nextSearch(now);
+      if (w === undefined) break;
+      // off the queue: the answer is its search (the change behind the request is what it answers)
+      const cause = w.queuedBy;
+      this.searches.delete(w.key);
+      w.searchForGain = undefined;
+      w.queuedBy = undefined;
+      this.ask(searcher, w, cause);
+    }
+  }
+
+  private ask(searcher: RouteSearcher, w: Watched, cause: number | undefined): void {
+    this.asked++;
+    const at = Date.now();
+    searcher.search(this.request(w), MAX_CANDIDATES).then(
+      (found) => {
+        this.asked--;
+        this.answers.push(new Answer(w, at, cause, found));
+        this.schedule(Date.now());
+      },
+      (e: unknown) => {
+        // the searcher failed (a worker that died): a gain or a new pool queues the search again
+        this.asked--;
+        this.logger.warn(`background search lost: ${(e as Error).message}`);
+      },
+    );
+  }
+
+  /** the searcher's answers, oldest first, within SEARCH_SLICE_MS */
+  private takeAnswers(started: number, emit: (w: Watched, q: QuotesChanged, cause: number | undefined) => void): void {
+    const answers = this.answers;
+    let i = 0;
+    for (; i < answers.length && Date.now() - started < SEARCH_SLICE_MS; i++) {
+      const a = answers[i];
+      const w = a.w;
+      // unsubscribed meanwhile, or searched in full on this thread since (a first quote, a broken route)
+      if (this.watched.get(w.key) !== w || w.searchedAt > a.at) continue;
+      // a replay pending is answered by this push too (it quotes the current pools)
+      const changedAt = w.changedAt;
+      const cause = a.cause === undefined ? changedAt : changedAt === undefined ? a.cause : Math.min(a.cause, changedAt);
+      emit(w, this.takeSearch(w, a), cause);
+    }
+    answers.splice(0, i);
+  }
+
+  /**
+   * A full search's answer taken as search() takes its own: its candidate paths become the
+   * tuple's, and its route, priced again on this thread's pools, becomes the tuple's route unless
+   * the current route, priced on them too, nets the user as much (the searcher's pools may be a
+   * few ms behind or ahead).
+   */
+  private takeSearch(w: Watched, a: Answer): QuotesChanged {
+    this.counters.searches++;
+    w.searchedAt = a.at;
+    this.replays.delete(w);
+    this.nextReplays.delete(w);
+    w.changedAt = undefined;
+    const found = a.found.route && this.repriced(w, fromWire(a.found.route, this.poolLookup));
+    const current = w.route && this.repriced(w, w.route);
+    const route = found && current ? betterNet(current, found, this.fee) : (found ?? current);
+    this.setCandidates(w, a.found.cands.map((c) => new CandidatePath(c.pools, c.mints)));
+    w.candRatio = new Array<number>(w.cands.length).fill(NaN);
+    this.checks.delete(w);
+    w.checkCause = undefined;
+    return this.adopt(w, route, a.found.error ?? 'no route found');
+  }
+
+  /** `route` priced again for the tuple on the current pools; undefined when it cannot be (a pool left, or cannot fill its part) */
+  private repriced(w: Watched, route: Route | undefined): Route | undefined {
+    if (route === undefined) return undefined;
+    try {
+      return replayRoute(route, w.amount, this.poolLookup);
+    } catch (e) {
+      if (!(e instanceof PoolQuoteError) && !(e instanceof PoolGoneError)) throw e;
+      return undefined;
+    }
   }
 
   /**

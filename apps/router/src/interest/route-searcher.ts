@@ -1,0 +1,116 @@
+/**
+ * The port through which InterestService hands out its background route searches
+ * (SEARCH_WORKER): a searcher answers later, on pools of its own that may be a few
+ * milliseconds apart from the service's, with routes and candidate paths named by pool address.
+ * The service prices what it gets again on its own pools before it quotes it (see
+ * InterestService.takeSearch), so every push stays an exact quote of the service's state.
+ *
+ * Adapters: InlineSearcher (this thread, on a graph it is given: the asynchronous contract without
+ * a thread) and WorkerSearcher (worker-searcher.ts: a worker thread with its own projection of
+ * the log, so the searches leave the thread that replays the routes).
+ */
+import type { Pool } from '../../../../libs/amm/src/pool';
+import { findCandidatePaths, RouteError, type Route, type RouteRequest, type SwapMode, type TokenGraph } from '../../../../libs/amm/src/routing/route-search';
+import { findBestNetRoute, type FeeSchedule } from '../quote/aggregator-fee';
+
+/** a candidate path by its pools' addresses and its mints */
+export interface FoundPath {
+  pools: string[];
+  mints: string[];
+}
+
+/** a Route with its pools named by address (a RouteHop's other fields as they are) */
+export interface WireRoute {
+  mode: SwapMode;
+  inputMint: string;
+  outputMint: string;
+  amountIn: bigint;
+  amountOut: bigint;
+  hops: Array<{ pool: string; inputMint: string; outputMint: string; amountGiven: bigint; amountIn: bigint; amountOut: bigint; feeAmount: bigint }>;
+}
+
+export interface Found {
+  /** the candidate paths on the searcher's pools, best estimate first, at most the number asked */
+  cands: FoundPath[];
+  /** the best route net of the fee (split routes included); none when there is none (`error` says why) */
+  route?: WireRoute;
+  error?: string;
+  /** the slot of the pools searched */
+  slot: number;
+}
+
+export interface RouteSearcher {
+  /** whether it answers now (a worker: once its projection has caught up with the log) */
+  readonly ready: boolean;
+  /** rejects only when the searcher failed (a worker that died); a request without a route resolves with `error` */
+  search(req: RouteRequest, maxCandidates: number): Promise<Found>;
+  close(): Promise<void>;
+}
+
+/** the search itself, on `graph` at `slot` (both adapters run this) */
+export function searchOn(graph: TokenGraph, slot: number, req: RouteRequest, maxCandidates: number, fee: FeeSchedule | null): Found {
+  const cands: FoundPath[] = [];
+  try {
+    for (const c of findCandidatePaths(graph, req)) {
+      if (cands.length >= maxCandidates) break;
+      cands.push({ pools: c.pools.map((p) => p.address), mints: c.mints });
+    }
+  } catch (e) {
+    if (!(e instanceof RouteError)) throw e;
+  }
+  try {
+    return { cands, route: toWire(findBestNetRoute(graph, req, fee)), slot };
+  } catch (e) {
+    if (!(e instanceof RouteError)) throw e;
+    return { cands, error: e.message, slot };
+  }
+}
+
+export function toWire(route: Route): WireRoute {
+  const { mode, inputMint, outputMint, amountIn, amountOut } = route;
+  return { mode, inputMint, outputMint, amountIn, amountOut, hops: route.hops.map((h) => ({ ...h, pool: h.pool.address })) };
+}
+
+/** the route on the pools `poolAt` finds (amounts as searched, not re-priced); undefined when one of its pools is unknown there */
+export function fromWire(route: WireRoute, poolAt: (address: string) => Pool | undefined): Route | undefined {
+  const hops: Route['hops'] = [];
+  for (const h of route.hops) {
+    const pool = poolAt(h.pool);
+    if (pool === undefined) return undefined;
+    hops.push({ ...h, pool });
+  }
+  return { ...route, hops };
+}
+
+/**
+ * The searches on this thread, on `graph` as it is when they run: each answered on a later turn
+ * of the event loop (setImmediate), as a worker's would be. Tests use it to drive the service's
+ * asynchronous path deterministically, on the same pools.
+ */
+export class InlineSearcher implements RouteSearcher {
+  readonly ready = true;
+  /** requests answered so far */
+  answered = 0;
+  constructor(
+    private readonly graph: () => { graph: TokenGraph; slot: number },
+    private readonly fee: FeeSchedule | null,
+  ) {}
+
+  search(req: RouteRequest, maxCandidates: number): Promise<Found> {
+    return new Promise((resolve, reject) =>
+      setImmediate(() => {
+        try {
+          const { graph, slot } = this.graph();
+          resolve(searchOn(graph, slot, req, maxCandidates, this.fee));
+          this.answered++;
+        } catch (e) {
+          reject(e as Error);
+        }
+      }),
+    );
+  }
+
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+}

@@ -1,0 +1,23 @@
+import * as path from 'path';
+import { Logger, type LogLevel } from '@nestjs/common';
+import { Worker } from 'worker_threads';
+
+const LOG_LEVELS: LogLevel[] = ['fatal', 'error', 'warn', 'log', 'debug', 'verbose'];
+
+/** the log levels the app's logger was given (none given: Nest's default, every level), for a worker to log the same */
+export function enabledLogLevels(): LogLevel[] {
+  const given = (Logger as unknown as { logLevels?: LogLevel[] }).logLevels;
+  return given === undefined ? LOG_LEVELS : LOG_LEVELS.filter((l) => Logger.isLevelEnabled(l));
+}
+
+/**
+ * A worker thread running the compiled `<name>.js` beside this file with `data`; from TypeScript
+ * sources (tests, benchmarks, `node -r ./test/support/ts-register.js`), its .ts through that
+ * transpile-on-require hook.
+ */
+export function startWorkerThread(name: string, data: unknown): Worker {
+  const fromSource = __filename.endsWith('.ts');
+  const entry = path.join(__dirname, fromSource ? `${name}.ts` : `${name}.js`);
+  const execArgv = fromSource ? ['-r', path.join(__dirname, '..', '..', '..', '..', 'test', 'support', 'ts-register.js')] : [];
+  return new Worker(entry, { workerData: data, execArgv });
+}
