@@ -840,6 +840,22 @@ describe('InterestService debounce', () => {
       expect(pushes).toEqual([]);
     });
 
+    it('when neither the answer\'s route nor the route in place can be priced on the service\'s pools, the service searches the tuple itself', async () => {
+      const { w, best } = tupleWithWorse();
+      // both routes run through a pool the service does not know (it left the graph)
+      const gone = (r: Route): Route => ({ ...r, hops: r.hops.map((h, i) => (i === 0 ? { ...h, pool: { ...h.pool, address: 'gone' } as typeof h.pool } : h)) });
+      const answer = toWire(gone(best));
+      const lost: RouteSearcher = { ready: true, search: () => Promise.resolve({ cands: [], route: answer, slot: 0 }), close: () => Promise.resolve() };
+      use(lost);
+      w.route = gone(best);
+      internals().ask(lost, w, Date.now());
+      await answersTaken();
+      expect(inlineSearches).toBe(1);
+      expect(w.route!.hops.map((h) => h.pool.address)).toEqual(best.hops.map((h) => h.pool.address));
+      expect(w.route!.amountOut).toBe(best.amountOut);
+      expect(w.cands.length).toBeGreaterThan(0);
+    });
+
     it('an answer for a tuple searched on the service\'s thread since it was asked is dropped', async () => {
       const { w, worse, best } = tupleWithWorse();
       let answer: (f: Found) => void = () => undefined;

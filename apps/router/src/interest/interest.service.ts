@@ -34,9 +34,9 @@
  *     their cost is bounded whatever the rate of pool changes: searches for a gain newest request
  *     first, withdrawn unrun after SEARCH_STALE_MS (the next check queues them again while a
  *     gain lasts), then those of a pool that entered the graph, oldest first. With a searcher
-     (SEARCH_WORKER=on, see route-searcher.ts) they are handed to it instead, a few at a time,
-     and its answers, priced again on this thread's pools, are taken between windows; the
-     slices are then the candidate refreshes'.
+ *     (SEARCH_WORKER=on, see route-searcher.ts) they are handed to it instead, a few at a time,
+ *     and its answers, priced again on this thread's pools, are taken between windows; the
+ *     slices are then the candidate refreshes'.
  * So every push is an exact quote of the current state along a route no older than its last
  * search or switch, pushes follow pool changes within the debounce plus the replay time, and the
  * cost of a pool update is proportional to the tuples whose route or candidate paths use that
@@ -65,7 +65,7 @@ import { aggregatorFeeOf, betterNet, charge, feeBpsFor, findBestNetRoute, type F
 import { impactBps, quoteFields } from './quote-fields';
 import { NO_PATHS, PathEstimates, PoolStamps, type EstimablePath } from './path-estimates';
 import { planReplay, PoolGoneError, replayQuote, replayRoute, type ReplayMemo, type ReplayPlan, type RouteQuote } from './route-replay';
-import { fromWire, type Found, type RouteSearcher } from './route-searcher';
+import { candidatePathsOn, fromWire, type Found, type RouteSearcher } from './route-searcher';
 import { TupleQueue } from './tuple-queue';
 
 /** bursts of pool changes are coalesced into one recompute after this long */
@@ -366,7 +366,7 @@ export class InterestService {
     private readonly projections: ProjectionService,
     private readonly config: AppConfig,
     private readonly shard: { index: number; count: number } = { index: 0, count: 1 },
-    /** where background searches and candidate refreshes run while it is ready (null: in flush's slices on this thread) */
+    /** where background searches run while it is ready (null: in flush's slices on this thread) */
     private readonly searcher: RouteSearcher | null = null,
   ) {
     this.fee = aggregatorFeeOf(config);
@@ -1031,16 +1031,7 @@ export class InterestService {
 
   /** the tuple's candidate paths on the current pools (the route search's first step), at most MAX_CANDIDATES */
   private candidatePaths(w: Watched): CandidatePath[] {
-    const cands: CandidatePath[] = [];
-    try {
-      for (const c of findCandidatePaths(this.projections.projection, this.request(w))) {
-        if (cands.length >= MAX_CANDIDATES) break;
-        cands.push(new CandidatePath(c.pools.map((p) => p.address), c.mints));
-      }
-    } catch (e) {
-      if (!(e instanceof RouteError)) throw e;
-    }
-    return cands;
+    return candidatePathsOn(this.projections.projection, this.request(w), MAX_CANDIDATES).map((c) => new CandidatePath(c.pools, c.mints));
   }
 
   /** these become the tuple's candidate paths, with their own estimates (not yet indexed) */
@@ -1167,7 +1158,6 @@ export class InterestService {
    * few ms behind or ahead).
    */
   private takeSearch(w: Watched, a: Answer): QuotesChanged {
-    this.counters.searches++;
     w.searchedAt = a.at;
     this.replays.delete(w);
     this.nextReplays.delete(w);
@@ -1175,6 +1165,10 @@ export class InterestService {
     const found = a.found.route && this.repriced(w, fromWire(a.found.route, this.poolLookup));
     const current = w.route && this.repriced(w, w.route);
     const route = found && current ? betterNet(current, found, this.fee) : (found ?? current);
+    // the searcher's route does not carry the amount on these pools, nor does the one in place:
+    // the search this thread would run says why, and what does
+    if (route === undefined && a.found.route !== undefined) return this.search(w);
+    this.counters.searches++;
     this.setCandidates(w, a.found.cands.map((c) => new CandidatePath(c.pools, c.mints)));
     w.candRatio = new Array<number>(w.cands.length).fill(NaN);
     this.checks.delete(w);

@@ -47,17 +47,23 @@ export interface RouteSearcher {
   close(): Promise<void>;
 }
 
-/** the search itself, on `graph` at `slot` (both adapters run this) */
-export function searchOn(graph: TokenGraph, slot: number, req: RouteRequest, maxCandidates: number, fee: FeeSchedule | null): Found {
+/** the request's candidate paths on `graph` (the route search's first step), at most `max`; none when there is no route */
+export function candidatePathsOn(graph: TokenGraph, req: RouteRequest, max: number): FoundPath[] {
   const cands: FoundPath[] = [];
   try {
     for (const c of findCandidatePaths(graph, req)) {
-      if (cands.length >= maxCandidates) break;
+      if (cands.length >= max) break;
       cands.push({ pools: c.pools.map((p) => p.address), mints: c.mints });
     }
   } catch (e) {
     if (!(e instanceof RouteError)) throw e;
   }
+  return cands;
+}
+
+/** the search itself, on `graph` at `slot` (both adapters run this) */
+export function searchOn(graph: TokenGraph, slot: number, req: RouteRequest, maxCandidates: number, fee: FeeSchedule | null): Found {
+  const cands = candidatePathsOn(graph, req, maxCandidates);
   try {
     return { cands, route: toWire(findBestNetRoute(graph, req, fee)), slot };
   } catch (e) {
