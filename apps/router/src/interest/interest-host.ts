@@ -27,7 +27,7 @@ import { ProjectionService } from '../projection/projection.service';
 import type { GcSummary } from './gc-tally';
 import { InterestService, type InterestStats, type PushKind } from './interest.service';
 import type { FromWorker, InterestWorkerData, ToWorker } from './interest-worker';
-import { enabledLogLevels, startWorkerThread } from './worker-thread';
+import { enabledLogLevels, startWorkerThread, stopWorkerThread } from './worker-thread';
 import { WorkerSearcher } from './worker-searcher';
 
 export type PushObserver = (q: QuotesChanged, causeAppendedAt: number, by: PushKind, windowAppendedAt: number | undefined, computedAt: number, key: string) => void;
@@ -206,16 +206,7 @@ export class InterestHost implements OnModuleInit, OnModuleDestroy {
   }
 
   private stop(shard: Shard): Promise<void> {
-    const worker = shard.worker;
-    if (!worker) return Promise.resolve();
-    return new Promise<void>((resolve) => {
-      const timer = setTimeout(() => void worker.terminate(), WORKER_CLOSE_MS);
-      worker.once('exit', () => {
-        clearTimeout(timer);
-        resolve();
-      });
-      worker.postMessage({ type: 'close' } satisfies ToWorker);
-    });
+    return stopWorkerThread(shard.worker, { type: 'close' } satisfies ToWorker, WORKER_CLOSE_MS);
   }
 
   private ask(shard: Shard, gc: boolean): Promise<WorkerAnswer> {

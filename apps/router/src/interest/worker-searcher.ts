@@ -12,7 +12,7 @@ import type { RouteRequest } from '../../../../libs/amm/src/routing/route-search
 import type { AppConfig } from '../../../../libs/config/src/config';
 import type { Found, RouteSearcher } from './route-searcher';
 import type { FromSearchWorker, SearchWorkerData, ToSearchWorker } from './search-worker';
-import { enabledLogLevels, startWorkerThread } from './worker-thread';
+import { enabledLogLevels, startWorkerThread, stopWorkerThread } from './worker-thread';
 
 export const SEARCHER_RESTART_MS = 1_000;
 const SEARCHER_RESTART_MAX_MS = 30_000;
@@ -111,15 +111,6 @@ export class WorkerSearcher implements RouteSearcher {
   close(): Promise<void> {
     this.closing = true;
     if (this.restartTimer) clearTimeout(this.restartTimer);
-    const worker = this.worker;
-    if (!worker) return Promise.resolve();
-    return new Promise<void>((resolve) => {
-      const timer = setTimeout(() => void worker.terminate(), SEARCHER_CLOSE_MS);
-      worker.once('exit', () => {
-        clearTimeout(timer);
-        resolve();
-      });
-      worker.postMessage({ type: 'close' } satisfies ToSearchWorker);
-    });
+    return stopWorkerThread(this.worker, { type: 'close' } satisfies ToSearchWorker, SEARCHER_CLOSE_MS);
   }
 }

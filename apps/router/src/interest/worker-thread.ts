@@ -1,3 +1,4 @@
+/** Starting and stopping the router's worker threads (InterestHost's quote workers, WorkerSearcher's search worker). */
 import * as path from 'path';
 import { Logger, type LogLevel } from '@nestjs/common';
 import { Worker } from 'worker_threads';
@@ -20,4 +21,17 @@ export function startWorkerThread(name: string, data: unknown): Worker {
   const entry = path.join(__dirname, fromSource ? `${name}.ts` : `${name}.js`);
   const execArgv = fromSource ? ['-r', path.join(__dirname, '..', '..', '..', '..', 'test', 'support', 'ts-register.js')] : [];
   return new Worker(entry, { workerData: data, execArgv });
+}
+
+/** asks `worker` to close (posting `close`) and resolves once it exited; terminated if it has not after `timeoutMs` */
+export function stopWorkerThread(worker: Worker | null, close: unknown, timeoutMs: number): Promise<void> {
+  if (!worker) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(() => void worker.terminate(), timeoutMs);
+    worker.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    worker.postMessage(close);
+  });
 }
