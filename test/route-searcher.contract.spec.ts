@@ -25,6 +25,8 @@ import { waitFor } from './support/wait-for';
 jest.setTimeout(60_000);
 
 const MAX = 12;
+/** the nice value of a thread of this process (Linux: field 19 of its stat, 17th after the command's name) */
+const niceOf = (tid: string | number): number => Number(fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ')[16]);
 /** a fee on multi-hop routes: the searcher must apply the configured fee as the service does */
 const ENV = { FEE_BPS: '20', FEE_WALLET: '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM', FEE_ROUTES: 'multi-hop' };
 
@@ -97,6 +99,13 @@ describe.each(['inline', 'worker'] as const)('RouteSearcher contract: %s', (adap
     }
   });
 
+  it('a worker runs its searches on a thread at nice 19 (Linux), the others as they were', () => {
+    if (adapter !== 'worker' || process.platform !== 'linux') return;
+    const nices = fs.readdirSync('/proc/self/task').map(niceOf);
+    expect(nices.filter((n) => n === 19)).toHaveLength(1);
+    expect(niceOf(process.pid)).not.toBe(19);
+  });
+
   it('a pair without a route resolves with the route error, not a rejection', async () => {
     const req = { ...requests[0], outputMint: '11111111111111111111111111111111' };
     const found = await searcher.search(req, MAX);
@@ -128,17 +137,16 @@ describe.each(['inline', 'worker'] as const)('RouteSearcher contract: %s', (adap
 });
 
 describe('WorkerSearcher', () => {
-  it('its thread runs at nice 19 (Linux), the process\'s other threads as they were', async () => {
+  it('its thread runs at nice 19 (Linux), the process\'s other threads as they were (lowerThisThreadsPriority)', async () => {
     if (process.platform !== 'linux') return;
     const script = `const { parentPort } = require('worker_threads'); require(${JSON.stringify(path.join(__dirname, 'support', 'ts-register.js'))});
-      const { lowerThisThreadsPriority } = require(${JSON.stringify(path.join(__dirname, '..', 'apps', 'router', 'src', 'interest', 'search-worker.ts'))});
+      const { lowerThisThreadsPriority } = require(${JSON.stringify(path.join(__dirname, '..', 'apps', 'router', 'src', 'interest', 'worker-thread.ts'))});
       parentPort.postMessage({ lowered: lowerThisThreadsPriority(), tid: Number(require('fs').readlinkSync('/proc/thread-self').split('/').pop()) });
       setTimeout(() => {}, 1000);`;
     const worker = new Worker(script, { eval: true });
     try {
       const m = await new Promise<{ lowered: boolean; tid: number }>((resolve) => worker.once('message', resolve));
       expect(m.lowered).toBe(true);
-      const niceOf = (tid: string | number): number => Number(fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ')[16]);
       expect(niceOf(m.tid)).toBe(19);
       expect(niceOf(process.pid)).toBe(os.getPriority(process.pid));
       expect(niceOf(process.pid)).not.toBe(19);

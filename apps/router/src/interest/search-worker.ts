@@ -5,8 +5,6 @@
  */
 import 'reflect-metadata';
 import { ConsoleLogger, Logger, type LogLevel } from '@nestjs/common';
-import { readlinkSync } from 'fs';
-import { setPriority } from 'os';
 import { parentPort, workerData } from 'worker_threads';
 import type { RouteRequest } from '../../../../libs/amm/src/routing/route-search';
 import type { AppConfig } from '../../../../libs/config/src/config';
@@ -14,6 +12,7 @@ import { createLog } from '../../../../libs/log/src/create-log';
 import { ProjectionService } from '../projection/projection.service';
 import { aggregatorFeeOf } from '../quote/aggregator-fee';
 import { searchOn, type Found } from './route-searcher';
+import { lowerThisThreadsPriority } from './worker-thread';
 
 export interface SearchWorkerData {
   config: AppConfig;
@@ -29,29 +28,13 @@ export type FromSearchWorker =
   | { type: 'error'; id: number; message: string }
   | { type: 'failed'; message: string };
 
-/**
- * This thread runs at the lowest scheduling priority (nice 19) where the system lets a thread have
- * its own (Linux: /proc/thread-self names it): it takes what the other threads of the machine
- * leave, so the thread that replays the routes and the stream's sockets never wait for a core
- * because of it. Elsewhere it keeps the process's priority. Returns whether it was lowered.
- */
-export function lowerThisThreadsPriority(): boolean {
-  try {
-    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
-    if (!Number.isInteger(tid) || tid <= 0) return false;
-    setPriority(tid, 19);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 async function main(): Promise<void> {
   const port = parentPort;
   if (!port) throw new Error('search-worker runs as a worker thread (see WorkerSearcher)');
   const post = (m: FromSearchWorker): void => port.postMessage(m);
   const { config, logLevels } = workerData as SearchWorkerData;
   Logger.overrideLogger(new ConsoleLogger({ prefix: 'Nest search-worker', logLevels }));
+  // it takes what the other threads of the machine leave
   lowerThisThreadsPriority();
   const log = createLog(config);
   const projections = new ProjectionService(log);

@@ -1,4 +1,6 @@
 /** Starting and stopping the router's worker threads (InterestHost's quote workers, WorkerSearcher's search worker). */
+import { readlinkSync } from 'fs';
+import { setPriority } from 'os';
 import * as path from 'path';
 import { Logger, type LogLevel } from '@nestjs/common';
 import { Worker } from 'worker_threads';
@@ -34,4 +36,21 @@ export function stopWorkerThread(worker: Worker | null, close: unknown, timeoutM
     });
     worker.postMessage(close);
   });
+}
+
+/**
+ * The calling thread runs at the lowest scheduling priority (nice 19) from now on, where the
+ * system lets a thread have its own (Linux: /proc/thread-self names it): it then takes what the
+ * other threads of the machine leave. Elsewhere it keeps the process's priority. Returns whether
+ * it was lowered.
+ */
+export function lowerThisThreadsPriority(): boolean {
+  try {
+    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    if (!Number.isInteger(tid) || tid <= 0) return false;
+    setPriority(tid, 19);
+    return true;
+  } catch {
+    return false;
+  }
 }
