@@ -60,9 +60,9 @@ export interface AppConfig {
    */
   interestWorkers: number | 'auto';
   /**
-   * SEARCH_WORKER: on: the live stream's background route searches and candidate refreshes run in
-   * a worker thread with its own projection, beside the thread that replays the routes; off: in
-   * that thread's slices between debounce windows
+   * SEARCH_WORKER: on: the live stream's background route searches run in a worker thread with
+   * its own projection, beside the thread that replays the routes (the candidate refreshes stay
+   * on that thread); off: in that thread's slices between debounce windows
    */
   searchWorker: 'on' | 'off';
 }

@@ -28,7 +28,7 @@ import type { GcSummary } from './gc-tally';
 import { InterestService, type InterestStats, type PushKind } from './interest.service';
 import type { FromWorker, InterestWorkerData, ToWorker } from './interest-worker';
 import { enabledLogLevels, startWorkerThread, stopWorkerThread } from './worker-thread';
-import { WorkerSearcher } from './worker-searcher';
+import { searcherFor, type WorkerSearcher } from './worker-searcher';
 
 export type PushObserver = (q: QuotesChanged, causeAppendedAt: number, by: PushKind, windowAppendedAt: number | undefined, computedAt: number, key: string) => void;
 
@@ -101,11 +101,8 @@ export class InterestHost implements OnModuleInit, OnModuleDestroy {
   async onModuleInit(): Promise<void> {
     const count = this.workerCount;
     if (count === 0) {
-      if (this.config.searchWorker === 'on') {
-        // searches run on this thread until the worker is ready (it catches up with the log first)
-        this.searcher = new WorkerSearcher(this.config);
-        this.searcher.run();
-      }
+      // searches run on this thread until the worker is ready (it catches up with the log first)
+      this.searcher = searcherFor(this.config);
       this.inline = new InterestService(this.log, this.projections, this.config, undefined, this.searcher);
       await this.inline.start();
       return;

@@ -20,7 +20,7 @@ import type { AppendResult, LogMessage, LogPort } from '../../../../libs/log/src
 import { ProjectionService } from '../projection/projection.service';
 import { GcTally, type GcSummary } from './gc-tally';
 import { InterestService, type InterestStats, type PushKind } from './interest.service';
-import { WorkerSearcher } from './worker-searcher';
+import { searcherFor } from './worker-searcher';
 
 export interface InterestWorkerData {
   config: AppConfig;
@@ -82,8 +82,7 @@ async function main(): Promise<void> {
   };
   const projections = new ProjectionService(log);
   // SEARCH_WORKER=on: this shard's background searches in a worker of its own
-  const searcher = config.searchWorker === 'on' ? new WorkerSearcher(config) : null;
-  searcher?.run();
+  const searcher = searcherFor(config);
   const interest = new InterestService(bridge, projections, config, shard, searcher);
   const collections = new GcTally();
   port.on('message', (m: ToWorker) => {

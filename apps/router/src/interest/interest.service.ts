@@ -52,7 +52,7 @@
  */
 import { Logger } from '@nestjs/common';
 import { PoolQuoteError, type Pool, type QuoteFailure } from '../../../../libs/amm/src/pool';
-import { evaluatePath, findCandidatePaths, RouteError, type Route, type RouteRequest, type SwapMode } from '../../../../libs/amm/src/routing/route-search';
+import { evaluatePath, RouteError, type Route, type RouteRequest, type SwapMode } from '../../../../libs/amm/src/routing/route-search';
 import type { AppConfig } from '../../../../libs/config/src/config';
 import { ContractError } from '../../../../libs/contracts/src/errors';
 import { decodeQuoteInterest, encodeQuotesChanged, sameQuote, tupleKey, type QuotesChanged, type QuoteTuple } from '../../../../libs/contracts/src/stream';
@@ -222,6 +222,11 @@ class Answer {
     readonly cause: number | undefined,
     readonly found: Found,
   ) {}
+}
+
+/** the earlier of two append times, either of which may be unknown */
+function earliest(a: number | undefined, b: number | undefined): number | undefined {
+  return a === undefined ? b : b === undefined ? a : Math.min(a, b);
 }
 
 /** a quote's or a route's amounts (decimal strings or bigints), and its error if any */
@@ -741,9 +746,7 @@ export class InterestService {
     const w = this.watched.get(key);
     if (w === undefined || !w.searchForGain || !this.searches.has(key)) return undefined;
     if (w.queuedBy !== undefined && nowMs - w.queuedBy > SEARCH_STALE_MS) {
-      this.searches.delete(key);
-      w.searchForGain = undefined;
-      w.queuedBy = undefined;
+      this.unqueueSearch(w);
       this.counters.shedSearches++;
       return undefined;
     }
@@ -979,9 +982,16 @@ export class InterestService {
 
   /** a search still queued for an earlier gain is withdrawn (a later gain queues it again from its own change) */
   private withdrawGainSearch(w: Watched): void {
+    this.unqueueSearch(w);
+  }
+
+  /** the tuple off the background search queue; returns the append time of the change behind its request */
+  private unqueueSearch(w: Watched): number | undefined {
+    const cause = w.queuedBy;
     this.searches.delete(w.key);
     w.searchForGain = undefined;
     w.queuedBy = undefined;
+    return cause;
   }
 
   /** float estimates of these paths for the tuple's amount and mode */
@@ -1006,23 +1016,10 @@ export class InterestService {
 
   /** a full route search; refreshes the tuple's route and both pool indexes */
   private search(w: Watched): QuotesChanged {
-    this.counters.searches++;
-    w.searchedAt = Date.now();
-    this.replays.delete(w);
-    this.nextReplays.delete(w);
-    w.changedAt = undefined;
-    this.searches.delete(w.key);
-    w.searchForGain = undefined;
-    w.queuedBy = undefined;
-    const projection = this.projections.projection;
-    const req = this.request(w);
-    this.setCandidates(w, this.candidatePaths(w));
-    // set against the route by adopt, below
-    w.candRatio = new Array<number>(w.cands.length).fill(NaN);
-    this.checks.delete(w);
-    w.checkCause = undefined;
+    this.unqueueSearch(w);
+    this.searched(w, Date.now(), this.candidatePaths(w));
     try {
-      return this.adopt(w, findBestNetRoute(projection, req, this.fee));
+      return this.adopt(w, findBestNetRoute(this.projections.projection, this.request(w), this.fee));
     } catch (e) {
       if (!(e instanceof RouteError)) throw e;
       return this.adopt(w, undefined, e.message);
@@ -1109,11 +1106,7 @@ export class InterestService {
       const w = this.nextSearch(now);
       if (w === undefined) break;
       // off the queue: the answer is its search (the change behind the request is what it answers)
-      const cause = w.queuedBy;
-      this.searches.delete(w.key);
-      w.searchForGain = undefined;
-      w.queuedBy = undefined;
-      this.ask(searcher, w, cause);
+      this.ask(searcher, w, this.unqueueSearch(w));
     }
   }
 
@@ -1144,8 +1137,7 @@ export class InterestService {
       // unsubscribed meanwhile, or searched in full on this thread since (a first quote, a broken route)
       if (this.watched.get(w.key) !== w || w.searchedAt > a.at) continue;
       // a replay pending is answered by this push too (it quotes the current pools)
-      const changedAt = w.changedAt;
-      const cause = a.cause === undefined ? changedAt : changedAt === undefined ? a.cause : Math.min(a.cause, changedAt);
+      const cause = earliest(a.cause, w.changedAt);
       emit(w, this.takeSearch(w, a), cause);
     }
     answers.splice(0, i);
@@ -1158,22 +1150,31 @@ export class InterestService {
    * few ms behind or ahead).
    */
   private takeSearch(w: Watched, a: Answer): QuotesChanged {
-    w.searchedAt = a.at;
-    this.replays.delete(w);
-    this.nextReplays.delete(w);
-    w.changedAt = undefined;
     const found = a.found.route && this.repriced(w, fromWire(a.found.route, this.poolLookup));
     const current = w.route && this.repriced(w, w.route);
     const route = found && current ? betterNet(current, found, this.fee) : (found ?? current);
     // the searcher's route does not carry the amount on these pools, nor does the one in place:
     // the search this thread would run says why, and what does
     if (route === undefined && a.found.route !== undefined) return this.search(w);
+    this.searched(w, a.at, a.found.cands.map((c) => new CandidatePath(c.pools, c.mints)));
+    return this.adopt(w, route, a.found.error ?? 'no route found');
+  }
+
+  /**
+   * What a full search (this thread's at `at`, or the searcher's asked then) settles before its
+   * route is adopted: the tuple's pending replay and check (its quote is of the current pools),
+   * and its candidate paths, which become `cands` (their ratios set against the route by adopt).
+   */
+  private searched(w: Watched, at: number, cands: CandidatePath[]): void {
     this.counters.searches++;
-    this.setCandidates(w, a.found.cands.map((c) => new CandidatePath(c.pools, c.mints)));
-    w.candRatio = new Array<number>(w.cands.length).fill(NaN);
+    w.searchedAt = at;
+    this.replays.delete(w);
+    this.nextReplays.delete(w);
+    w.changedAt = undefined;
+    this.setCandidates(w, cands);
+    w.candRatio = new Array<number>(cands.length).fill(NaN);
     this.checks.delete(w);
     w.checkCause = undefined;
-    return this.adopt(w, route, a.found.error ?? 'no route found');
   }
 
   /** `route` priced again for the tuple on the current pools; undefined when it cannot be (a pool left, or cannot fill its part) */

@@ -114,3 +114,11 @@ export class WorkerSearcher implements RouteSearcher {
     return stopWorkerThread(this.worker, { type: 'close' } satisfies ToSearchWorker, SEARCHER_CLOSE_MS);
   }
 }
+
+/** SEARCH_WORKER=on: a WorkerSearcher, started (see run); off: none (the service searches on its own thread) */
+export function searcherFor(config: AppConfig): WorkerSearcher | null {
+  if (config.searchWorker !== 'on') return null;
+  const searcher = new WorkerSearcher(config);
+  searcher.run();
+  return searcher;
+}
