@@ -503,6 +503,18 @@ describe('stream instances and the router as separate apps on one data directory
   });
 });
 
+/** by amount, the latest quote after message index `since[j]` of each client `cs[j]`, once `count` amounts have one (or 5 s passed) */
+async function nextQuotes(cs: Client[], since: number[], count: number): Promise<Map<string, any>> {
+  const got = new Map<string, any>();
+  for (let i = 0; i < 250 && got.size < count; i++) {
+    cs.forEach((c, j) => {
+      for (const m of c.messages.slice(since[j])) if (m.type === 'quote') got.set(m.amount, m);
+    });
+    if (got.size < count) await pause(20);
+  }
+  return got;
+}
+
 /**
  * The quote work over several worker threads: each tuple is one worker's (a hash of its key),
  * every subscriber gets its first quote and its pushes whichever worker computes them, and a
@@ -524,17 +536,7 @@ describe('quote work in worker threads (INTEREST_WORKERS=2)', () => {
     await moveSolUsdc(log, market, slot, delta);
   }
 
-  /** every tuple's next quote after message index `since` of each client */
-  async function quotesAfter(cs: Client[], since: number[]): Promise<Map<string, any>> {
-    const got = new Map<string, any>();
-    for (let i = 0; i < 250 && got.size < pairs.length; i++) {
-      cs.forEach((c, j) => {
-        for (const m of c.messages.slice(since[j])) if (m.type === 'quote') got.set(m.amount, m);
-      });
-      if (got.size < pairs.length) await pause(20);
-    }
-    return got;
-  }
+  const quotesAfter = (cs: Client[], since: number[]) => nextQuotes(cs, since, pairs.length);
 
   beforeAll(async () => {
     ({ dir, log } = await poolLog('stream-workers-'));
@@ -620,15 +622,7 @@ describe('background searches in a worker thread (SEARCH_WORKER=on)', () => {
   const clients: Client[] = [];
   const pairs = Array.from({ length: 12 }, (_, i) => ({ in: MINTS.SOL, out: MINTS.USDC, amount: String(2_000_000_000 + i * 41_000_000), exactIn: true }));
 
-  /** every tuple's next quote after message index `since` */
-  async function quotesAfter(c: Client, since: number): Promise<Map<string, any>> {
-    const got = new Map<string, any>();
-    for (let i = 0; i < 250 && got.size < pairs.length; i++) {
-      for (const m of c.messages.slice(since)) if (m.type === 'quote') got.set(m.amount, m);
-      if (got.size < pairs.length) await pause(20);
-    }
-    return got;
-  }
+  const quotesAfter = (c: Client, since: number) => nextQuotes([c], [since], pairs.length);
 
   beforeAll(async () => {
     ({ dir, log } = await poolLog('stream-searcher-'));
