@@ -17,9 +17,9 @@ import { InlineSearcher, searchOn, type RouteSearcher } from '../apps/router/src
 import { SEARCHER_RESTART_MS, WorkerSearcher } from '../apps/router/src/interest/worker-searcher';
 import type { RouteRequest } from '../libs/amm/src/routing/route-search';
 import { loadConfig, type AppConfig } from '../libs/config/src/config';
-import { encodePoolUpdate, type PoolUpdate } from '../libs/contracts/src/pool-update';
-import { TOPICS } from '../libs/contracts/src/topics';
+import type { PoolUpdate } from '../libs/contracts/src/pool-update';
 import { EmbeddedLog } from '../libs/log/src/embedded/embedded-log';
+import { appendUpdates, poolLog } from './support/app';
 import { waitFor } from './support/wait-for';
 
 jest.setTimeout(60_000);
@@ -40,13 +40,12 @@ describe.each(['inline', 'worker'] as const)('RouteSearcher contract: %s', (adap
   let searcher: RouteSearcher;
   let requests: RouteRequest[];
 
-  const append = (us: PoolUpdate[]) => writer.append(TOPICS.poolUpdates, us.map((u) => ({ key: u.address, value: encodePoolUpdate(u) })));
+  const append = (us: PoolUpdate[]) => appendUpdates(writer, us);
   /** the answer the searcher must give, computed here on the reference projection */
   const expected = (req: RouteRequest, max = MAX) => searchOn(reference.projection, reference.projection.slot, req, max, aggregatorFeeOf(config));
 
   beforeAll(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'route-searcher-'));
-    writer = new EmbeddedLog({ dataDir: dir });
+    ({ dir, log: writer } = await poolLog('route-searcher-'));
     market = new SimMarket({ seed: 7, pools: 60, tokens: 12, swapsPerSlot: 12 });
     await append(market.genesis());
     reader = new EmbeddedLog({ dataDir: dir });
