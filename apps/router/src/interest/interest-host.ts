@@ -7,8 +7,7 @@
  *     sockets while a busy market makes thousands of tuples replay, and with N > 1 a debounce
  *     window's replays run in parallel over the shards (each worker costs its own projection:
  *     memory, and CPU per pool update). A worker that dies is started again after
- *     WORKER_RESTART_MS (doubling, up to WORKER_RESTART_MAX_MS, while it fails before it is
- *     ready); the new one reads the live interest back from the log and publishes its tuples'
+ *     WORKER_RESTART_MS (a KeptWorker: doubling while it fails before it is ready); the new one reads the live interest back from the log and publishes its tuples'
  *     current quotes.
  *   - 0: InterestService on this thread, on the router's own projection.
  * SEARCH_WORKER=on: wherever InterestService runs, its background route searches run in a
@@ -16,7 +15,7 @@
  */
 import { availableParallelism } from 'os';
 import type { EventLoopUtilization } from 'perf_hooks';
-import { Worker } from 'worker_threads';
+import type { Worker } from 'worker_threads';
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import type { AppConfig } from '../../../../libs/config/src/config';
 import { APP_CONFIG } from '../../../../libs/config/src/config.module';
@@ -27,7 +26,8 @@ import { ProjectionService } from '../projection/projection.service';
 import type { GcSummary } from './gc-tally';
 import { InterestService, type InterestStats, type PushKind } from './interest.service';
 import type { FromWorker, InterestWorkerData, ToWorker } from './interest-worker';
-import { enabledLogLevels, startWorkerThread, stopWorkerThread } from './worker-thread';
+import { KeptWorker } from './kept-worker';
+import { enabledLogLevels, startWorkerThread } from './worker-thread';
 import { searcherFor, type WorkerSearcher } from './worker-searcher';
 
 export type PushObserver = (q: QuotesChanged, causeAppendedAt: number, by: PushKind, windowAppendedAt: number | undefined, computedAt: number, key: string) => void;
@@ -46,11 +46,8 @@ export function workersFor(setting: number | 'auto', cpus: number): number {
   return cpus >= AUTO_WORKER_CPUS ? 1 : 0;
 }
 
-/** a worker that exited unexpectedly is started again after this long (doubled while it keeps failing to start, up to the max) */
+/** a worker that exited unexpectedly is started again after this long (doubled while it keeps failing to start: KeptWorker) */
 export const WORKER_RESTART_MS = 1_000;
-const WORKER_RESTART_MAX_MS = 30_000;
-/** a worker asked to close is terminated if it has not exited after this long */
-const WORKER_CLOSE_MS = 5_000;
 
 /** the stats of the quote work and how busy its threads are (diagnostics, the stream benchmark) */
 export interface InterestSnapshot {
@@ -67,12 +64,6 @@ export interface WorkerAnswer {
   collections: GcSummary;
 }
 
-interface Shard {
-  index: number;
-  worker: Worker | null;
-  /** stats requests waiting for this worker's answer */
-  waiting: Map<number, { resolve: (a: WorkerAnswer) => void; reject: (e: Error) => void }>;
-}
 
 @Injectable()
 export class InterestHost implements OnModuleInit, OnModuleDestroy {
@@ -80,12 +71,10 @@ export class InterestHost implements OnModuleInit, OnModuleDestroy {
   private inline: InterestService | null = null;
   /** SEARCH_WORKER=on, with the quote work on this thread */
   private searcher: WorkerSearcher | null = null;
-  private shards: Shard[] = [];
+  /** the quote workers, by shard */
+  private shards: Array<KeptWorker<FromWorker>> = [];
   private observer: PushObserver | null = null;
   private appending: Promise<unknown> = Promise.resolve();
-  private nextId = 0;
-  private closing = false;
-  private readonly restarts = new Set<NodeJS.Timeout>();
 
   constructor(
     @Inject(LOG_PORT) private readonly log: LogPort,
@@ -108,20 +97,17 @@ export class InterestHost implements OnModuleInit, OnModuleDestroy {
       return;
     }
     await this.log.ensureTopic(TOPICS.quotesChanged);
-    this.shards = Array.from({ length: count }, (_, index) => ({ index, worker: null, waiting: new Map() }));
-    await Promise.all(this.shards.map((s) => this.start(s)));
+    this.shards = Array.from({ length: count }, (_, index) => this.shard(index, count));
+    await Promise.all(this.shards.map((s) => s.start()));
   }
 
   async onModuleDestroy(): Promise<void> {
-    this.closing = true;
-    for (const t of this.restarts) clearTimeout(t);
-    this.restarts.clear();
     if (this.inline) {
       await this.inline.close();
       await this.searcher?.close();
       return;
     }
-    await Promise.all(this.shards.map((s) => this.stop(s)));
+    await Promise.all(this.shards.map((s) => s.close()));
     await this.appending.catch(() => undefined);
   }
 
@@ -133,7 +119,7 @@ export class InterestHost implements OnModuleInit, OnModuleDestroy {
   /** `gc`: the workers collect garbage first, when the process exposes gc (memory figures) */
   async snapshot(gc = false): Promise<InterestSnapshot> {
     if (this.inline) return { stats: this.inline.stats(), workers: [] };
-    const answers = await Promise.all(this.shards.map((s) => this.ask(s, gc)));
+    const answers = await Promise.all(this.shards.map((s) => s.ask<WorkerAnswer>((id) => ({ type: 'stats', id, gc }) satisfies ToWorker)));
     const stats = { ...answers[0].stats };
     for (const a of answers.slice(1)) for (const k of Object.keys(stats) as Array<keyof InterestStats>) stats[k] += a.stats[k];
     return { stats, workers: answers.map(({ stats: own, busy, heapUsed, collections }) => ({ stats: own, busy, heapUsed, collections })) };
@@ -151,69 +137,32 @@ export class InterestHost implements OnModuleInit, OnModuleDestroy {
     for (const s of this.shards) s.worker?.postMessage({ type: 'observe', on: f !== null } satisfies ToWorker);
   }
 
-  /** start the shard's worker; resolves once it reads the log */
-  private start(shard: Shard): Promise<void> {
-    const worker = this.spawn({ config: this.config, shard: { index: shard.index, count: this.shards.length }, logLevels: enabledLogLevels() });
-    shard.worker = worker;
-    return new Promise<void>((resolve, reject) => {
-      let ready = false;
-      worker.on('message', (m: FromWorker) => {
-        if (m.type === 'ready') {
-          ready = true;
-          if (this.observer) worker.postMessage({ type: 'observe', on: true } satisfies ToWorker);
-          resolve();
-        } else if (m.type === 'failed') this.logger.error(`interest worker ${shard.index} failed: ${m.message}`);
+  /** the quote worker of shard `index` of `count`, not started; ready once it reads the log */
+  private shard(index: number, count: number): KeptWorker<FromWorker> {
+    const logger = this.logger;
+    const kept: KeptWorker<FromWorker> = new KeptWorker<FromWorker>({
+      name: `interest worker ${index}`,
+      spawn: () => this.spawn({ config: this.config, shard: { index, count }, logLevels: enabledLogLevels() }),
+      onReady: (worker) => {
+        if (this.observer) worker.postMessage({ type: 'observe', on: true } satisfies ToWorker);
+      },
+      onMessage: (m) => {
+        if (m.type === 'failed') logger.error(`interest worker ${index} failed: ${m.message}`);
         else if (m.type === 'publish') this.append(m);
-        else if (m.type === 'stats') {
-          shard.waiting.get(m.id)?.resolve(m);
-          shard.waiting.delete(m.id);
-        }
-      });
-      worker.on('error', (e) => this.logger.error(`interest worker ${shard.index}: ${e.stack ?? e.message}`));
-      worker.once('exit', (code) => {
-        if (shard.worker === worker) shard.worker = null;
-        for (const w of shard.waiting.values()) w.reject(new Error(`interest worker ${shard.index} exited (${code})`));
-        shard.waiting.clear();
-        if (!ready) reject(new Error(`interest worker ${shard.index} exited (${code}) before it was ready`));
-        else if (!this.closing) {
-          this.logger.error(`interest worker ${shard.index} exited (${code})`);
-          this.restart(shard, WORKER_RESTART_MS);
-        }
-      });
+        else kept.answer(m.id, m);
+      },
+      closeMessage: { type: 'close' } satisfies ToWorker,
+      restartMs: WORKER_RESTART_MS,
+      restartMaxMs: 30_000,
+      closeMs: 5_000,
+      logger,
     });
+    return kept;
   }
 
   /** a new worker thread running interest-worker with `data` */
   protected spawn(data: InterestWorkerData): Worker {
     return startWorkerThread('interest-worker', data);
-  }
-
-  /** start the shard's worker again in `delayMs`; while it fails before it is ready, again and again, waiting twice as long each time */
-  private restart(shard: Shard, delayMs: number): void {
-    this.logger.error(`starting interest worker ${shard.index} again in ${delayMs} ms`);
-    const t = setTimeout(() => {
-      this.restarts.delete(t);
-      if (this.closing) return;
-      this.start(shard).catch((e: Error) => {
-        this.logger.error(e.message);
-        if (!this.closing) this.restart(shard, Math.min(WORKER_RESTART_MAX_MS, delayMs * 2));
-      });
-    }, delayMs);
-    this.restarts.add(t);
-  }
-
-  private stop(shard: Shard): Promise<void> {
-    return stopWorkerThread(shard.worker, { type: 'close' } satisfies ToWorker, WORKER_CLOSE_MS);
-  }
-
-  private ask(shard: Shard, gc: boolean): Promise<WorkerAnswer> {
-    const worker = shard.worker;
-    if (!worker) return Promise.reject(new Error(`interest worker ${shard.index} is not running`));
-    const id = this.nextId++;
-    return new Promise((resolve, reject) => {
-      shard.waiting.set(id, { resolve, reject });
-      worker.postMessage({ type: 'stats', id, gc } satisfies ToWorker);
-    });
   }
 
   private append(m: Extract<FromWorker, { type: 'publish' }>): void {

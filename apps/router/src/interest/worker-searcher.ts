@@ -3,73 +3,53 @@
  * background route searches of the live stream run beside the thread that replays the routes,
  * on a core of their own when the machine has one free. Not ready until the
  * worker's projection has caught up; a worker that dies fails the requests it held and is started
- * again after WORKER_RESTART_MS (doubling while it fails before it is ready, up to
- * WORKER_RESTART_MAX_MS); meanwhile the service searches on its own thread.
+ * again after SEARCHER_RESTART_MS (a KeptWorker: doubling while it fails before it is ready);
+ * meanwhile the service searches on its own thread.
  */
 import { Logger } from '@nestjs/common';
 import type { Worker } from 'worker_threads';
 import type { RouteRequest } from '../../../../libs/amm/src/routing/route-search';
 import type { AppConfig } from '../../../../libs/config/src/config';
+import { KeptWorker } from './kept-worker';
 import type { Found, RouteSearcher } from './route-searcher';
 import type { FromSearchWorker, SearchWorkerData, ToSearchWorker } from './search-worker';
-import { enabledLogLevels, startWorkerThread, stopWorkerThread } from './worker-thread';
+import { enabledLogLevels, startWorkerThread } from './worker-thread';
 
 export const SEARCHER_RESTART_MS = 1_000;
-const SEARCHER_RESTART_MAX_MS = 30_000;
-const SEARCHER_CLOSE_MS = 5_000;
 
 export class WorkerSearcher implements RouteSearcher {
   private readonly logger = new Logger('WorkerSearcher');
-  private worker: Worker | null = null;
-  private isReady = false;
-  private closing = false;
-  private restartTimer: NodeJS.Timeout | null = null;
-  private nextId = 0;
-  private readonly waiting = new Map<number, { resolve: (f: Found) => void; reject: (e: Error) => void }>();
-  /** workers started so far (the first included) */
-  started = 0;
+  private readonly kept: KeptWorker<FromSearchWorker>;
   /** requests answered so far */
   answered = 0;
 
-  constructor(private readonly config: AppConfig) {}
-
-  get ready(): boolean {
-    return this.isReady;
+  constructor(private readonly config: AppConfig) {
+    this.kept = new KeptWorker<FromSearchWorker>({
+      name: 'search worker',
+      spawn: () => this.spawn({ config: this.config, logLevels: enabledLogLevels() }),
+      onMessage: (m) => this.received(m),
+      closeMessage: { type: 'close' } satisfies ToSearchWorker,
+      restartMs: SEARCHER_RESTART_MS,
+      restartMaxMs: 30_000,
+      closeMs: 5_000,
+      logger: this.logger,
+    });
   }
 
-  /** starts a worker; resolves once it is ready (its projection caught up) */
-  private start(): Promise<void> {
-    this.started++;
-    const worker = this.spawn({ config: this.config, logLevels: enabledLogLevels() });
-    this.worker = worker;
-    return new Promise<void>((resolve, reject) => {
-      let ready = false;
-      worker.on('message', (m: FromSearchWorker) => {
-        if (m.type === 'found' || m.type === 'error') {
-          const w = this.waiting.get(m.id);
-          this.waiting.delete(m.id);
-          this.answered++;
-          if (m.type === 'found') w?.resolve(m.found);
-          else w?.reject(new Error(`route search failed: ${m.message}`));
-        } else if (m.type === 'ready') {
-          ready = true;
-          this.isReady = true;
-          resolve();
-        } else this.logger.error(`search worker failed: ${m.message}`);
-      });
-      worker.on('error', (e) => this.logger.error(`search worker: ${e.stack ?? e.message}`));
-      worker.once('exit', (code) => {
-        if (this.worker === worker) this.worker = null;
-        this.isReady = false;
-        for (const w of this.waiting.values()) w.reject(new Error(`search worker exited (${code})`));
-        this.waiting.clear();
-        if (!ready) reject(new Error(`search worker exited (${code}) before it was ready`));
-        else if (!this.closing) {
-          this.logger.error(`search worker exited (${code})`);
-          this.restart(SEARCHER_RESTART_MS);
-        }
-      });
-    });
+  get ready(): boolean {
+    return this.kept.ready;
+  }
+
+  /** workers started so far (the first included) */
+  get started(): number {
+    return this.kept.started;
+  }
+
+  private received(m: Exclude<FromSearchWorker, { type: 'ready' }>): void {
+    if (m.type === 'found') this.kept.answer(m.id, m.found);
+    else if (m.type === 'error') this.kept.fail(m.id, new Error(`route search failed: ${m.message}`));
+    else return this.logger.error(`search worker failed: ${m.message}`);
+    this.answered++;
   }
 
   /** a new worker thread running search-worker with `data` */
@@ -79,39 +59,15 @@ export class WorkerSearcher implements RouteSearcher {
 
   /** starts the worker, and again whenever it dies (see above); not awaited: the service searches on its own thread until it is ready */
   run(): void {
-    this.launch(SEARCHER_RESTART_MS);
-  }
-
-  /** start a worker; when it fails before it is ready, start another in `retryMs` (doubling each time) */
-  private launch(retryMs: number): void {
-    this.start().catch((e: Error) => {
-      this.logger.error(e.message);
-      if (!this.closing) this.restart(retryMs);
-    });
-  }
-
-  private restart(delayMs: number): void {
-    this.logger.error(`starting the search worker again in ${delayMs} ms`);
-    this.restartTimer = setTimeout(() => {
-      this.restartTimer = null;
-      if (!this.closing) this.launch(Math.min(SEARCHER_RESTART_MAX_MS, delayMs * 2));
-    }, delayMs);
+    this.kept.keep();
   }
 
   search(req: RouteRequest, max: number): Promise<Found> {
-    const worker = this.worker;
-    if (!worker || !this.isReady) return Promise.reject(new Error('the search worker is not running'));
-    const id = this.nextId++;
-    return new Promise((resolve, reject) => {
-      this.waiting.set(id, { resolve, reject });
-      worker.postMessage({ type: 'search', id, req, max } satisfies ToSearchWorker);
-    });
+    return this.kept.ask<Found>((id) => ({ type: 'search', id, req, max }) satisfies ToSearchWorker);
   }
 
   close(): Promise<void> {
-    this.closing = true;
-    if (this.restartTimer) clearTimeout(this.restartTimer);
-    return stopWorkerThread(this.worker, { type: 'close' } satisfies ToSearchWorker, SEARCHER_CLOSE_MS);
+    return this.kept.close();
   }
 }
 
