@@ -396,6 +396,7 @@ export async function run(deployment: Deployment, updatesPerSecond = UPDATES_PER
   }
   const perWindow = summarize([...windows.values()].map((w) => w.n));
   // a window of more than BIG_WINDOW replays: a change of a pool on that many subscribed routes
+  // (refresh stays 0: a refresh's push is not in the latency figures; it is here for lateIn[c.by])
   const lateIn = { big: 0, replay: 0, check: 0, search: 0, refresh: 0 };
   for (const c of lateOnes) {
     if (c.by === 'replay' && c.window !== undefined && (windows.get(c.window)?.n ?? 0) > BIG_WINDOW) lateIn.big++;
