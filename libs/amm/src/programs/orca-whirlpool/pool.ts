@@ -179,10 +179,11 @@ export class WhirlpoolPool extends TransferFeeQuoting implements Pool {
   }
 
   /**
-   * The program's swap in this pool's state. `sqrtPriceLimit` 0n = none. Throws PoolQuoteError
-   * ('not-quotable' for the pool as a whole, 'insufficient-liquidity' for program errors).
+   * The program's swap in this pool's state. `sqrtPriceLimit` 0n = none; `trackFeeGrowth`
+   * false: amounts only, no fee growth (see SwapParams). Throws PoolQuoteError ('not-quotable'
+   * for the pool as a whole, 'insufficient-liquidity' for program errors).
    */
-  swap(inputMint: string, mode: 'ExactIn' | 'ExactOut', amount: bigint, sqrtPriceLimit = 0n): SwapResult {
+  swap(inputMint: string, mode: 'ExactIn' | 'ExactOut', amount: bigint, sqrtPriceLimit = 0n, trackFeeGrowth = true): SwapResult {
     const aToB = this.direction(inputMint);
     if (this.notQuotable !== null) throw new PoolQuoteError('not-quotable', `pool ${this.address}: ${this.notQuotable}`);
     if (amount <= 0n) throw new PoolQuoteError('zero-output', `amount must be positive, got ${amount}`);
@@ -196,6 +197,7 @@ export class WhirlpoolPool extends TransferFeeQuoting implements Pool {
         aToB,
         timestamp: this.timestamp,
         adaptiveFee: this.adaptive,
+        trackFeeGrowth,
       });
     } catch (e) {
       if (!(e instanceof WhirlpoolMathError)) throw e;
@@ -212,7 +214,7 @@ export class WhirlpoolPool extends TransferFeeQuoting implements Pool {
 
   protected rawExactIn(inputMint: string, amountIn: bigint): HopQuote {
     const aToB = this.direction(inputMint);
-    const r = this.swap(inputMint, 'ExactIn', amountIn);
+    const r = this.swap(inputMint, 'ExactIn', amountIn, 0n, false);
     const paid = aToB ? r.amountA : r.amountB;
     const out = aToB ? r.amountB : r.amountA;
     if (paid !== amountIn) {
@@ -224,7 +226,7 @@ export class WhirlpoolPool extends TransferFeeQuoting implements Pool {
 
   protected rawExactOut(inputMint: string, amountOut: bigint): HopQuote {
     const aToB = this.direction(inputMint);
-    const r = this.swap(inputMint, 'ExactOut', amountOut);
+    const r = this.swap(inputMint, 'ExactOut', amountOut, 0n, false);
     const paid = aToB ? r.amountA : r.amountB;
     const out = aToB ? r.amountB : r.amountA;
     return { amountIn: paid, amountOut: out, feeAmount: r.feeAmount };

@@ -84,6 +84,13 @@ export interface SwapParams {
   /** unix seconds; needed by the adaptive fee */
   timestamp: bigint;
   adaptiveFee: AdaptiveFeeInfo | null;
+  /**
+   * false: the fee growth is not followed (a quote needs none of it; without its 128-bit
+   * division per step a quote of the SAMO/USDC capture took 4-15% less time, measured
+   * interleaved in one process): the result's nextFeeGrowthGlobal is then the pool's and
+   * crossedFeeGrowth is empty; every other field is the same. Default true.
+   */
+  trackFeeGrowth?: boolean;
 }
 
 export interface SwapResult {
@@ -410,6 +417,7 @@ export function whirlpoolSwap(pool: SwapPoolState, arrays: ReadonlyArray<SwapTic
   let currProtocolFee = 0n;
   let currArrayIndex = 0;
   let feeGrowth = aToB ? pool.feeGrowthGlobalA : pool.feeGrowthGlobalB;
+  const trackFeeGrowth = p.trackFeeGrowth !== false;
   let feeSum = 0n;
   const crossed: number[] = [];
   const crossedFeeGrowth: bigint[] = [];
@@ -455,7 +463,7 @@ export function whirlpoolSwap(pool: SwapPoolState, arrays: ReadonlyArray<SwapTic
         globalFee -= delta;
         currProtocolFee = (currProtocolFee + delta) & U64_MAX;
       }
-      if (currLiquidity > 0n) feeGrowth = (feeGrowth + (globalFee << 64n) / currLiquidity) & U128_MAX;
+      if (trackFeeGrowth && currLiquidity > 0n) feeGrowth = (feeGrowth + (globalFee << 64n) / currLiquidity) & U128_MAX;
 
       if (step.nextPrice === nextTickSqrtPrice) {
         const ta = arrays[nextArrayIndex];
@@ -467,7 +475,7 @@ export function whirlpoolSwap(pool: SwapPoolState, arrays: ReadonlyArray<SwapTic
           if (next > U128_MAX) throw new WhirlpoolMathError('LiquidityOverflow');
           currLiquidity = next;
           crossed.push(nextTickIndex);
-          crossedFeeGrowth.push(feeGrowth);
+          if (trackFeeGrowth) crossedFeeGrowth.push(feeGrowth);
         }
         const off = tickOffset(ta.startTickIndex, nextTickIndex, ts);
         currArrayIndex = (aToB && off === 0) || (!aToB && off === TICK_ARRAY_SIZE - 1) ? nextArrayIndex + 1 : nextArrayIndex;
