@@ -224,6 +224,11 @@ class Answer {
   ) {}
 }
 
+/** an error of pricing a route on the current pools that is an answer, not a bug: a pool left, or cannot fill its part */
+function unpriceable(e: unknown): boolean {
+  return e instanceof PoolQuoteError || e instanceof PoolGoneError;
+}
+
 /** the earlier of two append times, either of which may be unknown */
 function earliest(a: number | undefined, b: number | undefined): number | undefined {
   return a === undefined ? b : b === undefined ? a : Math.min(a, b);
@@ -878,7 +883,7 @@ export class InterestService {
       }
     }
     if (gaining === undefined) {
-      this.withdrawGainSearch(w);
+      this.unqueueSearch(w);
       return undefined;
     }
     // the route's exact amount on the current pools (no replay is pending: see flush)
@@ -886,7 +891,7 @@ export class InterestService {
     const best = this.priceExactly(w, gaining.map((i) => w.cands[i]));
     if (best !== undefined && (exactIn ? best.amountOut > routeAmount : best.amountIn < routeAmount)) return this.switchTo(w, best, cause);
     for (let i = 0; i < gaining.length; i++) baseline[gaining[i]] = ratios![i];
-    this.withdrawGainSearch(w);
+    this.unqueueSearch(w);
     return undefined;
   }
 
@@ -914,7 +919,7 @@ export class InterestService {
       if (e !== undefined && (base <= 0 || (exactIn ? e > base * (1 + RESEARCH_GAIN) : e * (1 + RESEARCH_GAIN) < base))) (gaining ??= []).push(i);
     }
     if (gaining === undefined) {
-      this.withdrawGainSearch(w);
+      this.unqueueSearch(w);
       return undefined;
     }
     const paths = gaining.map((i) => w.cands[i]);
@@ -922,7 +927,7 @@ export class InterestService {
     if (best !== undefined) return this.switchTo(w, best, cause);
     if (paths.every((c) => c.failedFor === 'zero-output')) {
       for (const i of gaining) w.candRatio[i] = w.candEst.estimate(i) ?? 0;
-      this.withdrawGainSearch(w);
+      this.unqueueSearch(w);
     } else this.queueGainSearch(w, cause);
     return undefined;
   }
@@ -968,7 +973,7 @@ export class InterestService {
     this.counters.switches++;
     const q = this.adopt(w, route);
     if (q.priceImpactBps / 10_000 / 2 > RESEARCH_GAIN) this.queueGainSearch(w, cause);
-    else this.withdrawGainSearch(w);
+    else this.unqueueSearch(w);
     return q;
   }
 
@@ -980,12 +985,11 @@ export class InterestService {
     this.gainSearches.push(w.key);
   }
 
-  /** a search still queued for an earlier gain is withdrawn (a later gain queues it again from its own change) */
-  private withdrawGainSearch(w: Watched): void {
-    this.unqueueSearch(w);
-  }
-
-  /** the tuple off the background search queue; returns the append time of the change behind its request */
+  /**
+   * The tuple off the background search queue (a search queued for an earlier gain is withdrawn:
+   * a later gain queues it again from its own change); returns the append time of the change
+   * behind its request
+   */
   private unqueueSearch(w: Watched): number | undefined {
     const cause = w.queuedBy;
     this.searches.delete(w.key);
@@ -1183,7 +1187,7 @@ export class InterestService {
     try {
       return replayRoute(route, w.amount, this.poolLookup);
     } catch (e) {
-      if (!(e instanceof PoolQuoteError) && !(e instanceof PoolGoneError)) throw e;
+      if (!unpriceable(e)) throw e;
       return undefined;
     }
   }
@@ -1305,7 +1309,7 @@ export class InterestService {
     try {
       return replayQuote(route, w.amount, this.poolLookup, w.plan, w.memo);
     } catch (e) {
-      if (!(e instanceof PoolQuoteError) && !(e instanceof PoolGoneError)) throw e;
+      if (!unpriceable(e)) throw e;
       return null;
     }
   }
