@@ -153,8 +153,6 @@ export class InterestHost implements OnModuleInit, OnModuleDestroy {
       },
       closeMessage: { type: 'close' } satisfies ToWorker,
       restartMs: WORKER_RESTART_MS,
-      restartMaxMs: 30_000,
-      closeMs: 5_000,
       logger,
     });
     return kept;

@@ -21,9 +21,10 @@ export interface KeptWorkerOptions<From extends { type: string }> {
   /** the message that asks it to close */
   closeMessage: unknown;
   restartMs: number;
-  restartMaxMs: number;
-  /** a worker asked to close is terminated if it has not exited after this long */
-  closeMs: number;
+  /** the longest wait between starts; default 30 s */
+  restartMaxMs?: number;
+  /** a worker asked to close is terminated if it has not exited after this long; default 5 s */
+  closeMs?: number;
   logger: Logger;
 }
 
@@ -98,7 +99,7 @@ export class KeptWorker<From extends { type: string }> {
     this.o.logger.error(`starting ${this.o.name} again in ${delayMs} ms`);
     this.restartTimer = setTimeout(() => {
       this.restartTimer = null;
-      if (!this.closing) this.attempt(Math.min(this.o.restartMaxMs, delayMs * 2));
+      if (!this.closing) this.attempt(Math.min(this.o.restartMaxMs ?? 30_000, delayMs * 2));
     }, delayMs);
   }
 
@@ -134,6 +135,6 @@ export class KeptWorker<From extends { type: string }> {
     this.closing = true;
     if (this.restartTimer) clearTimeout(this.restartTimer);
     this.restartTimer = null;
-    return stopWorkerThread(this.current, this.o.closeMessage, this.o.closeMs);
+    return stopWorkerThread(this.current, this.o.closeMessage, this.o.closeMs ?? 5_000);
   }
 }

@@ -30,8 +30,6 @@ export class WorkerSearcher implements RouteSearcher {
       onMessage: (m) => this.received(m),
       closeMessage: { type: 'close' } satisfies ToSearchWorker,
       restartMs: SEARCHER_RESTART_MS,
-      restartMaxMs: 30_000,
-      closeMs: 5_000,
       logger: this.logger,
     });
   }
