@@ -128,7 +128,7 @@ export function benchPairs(projection: { tokens(): unknown[] }, count: number): 
 
 export async function bench(): Promise<BenchSection[]> {
   const sections: BenchSection[] = [];
-  for (const deployment of ['all-in-one', 'all-in-one, main thread', 'split', 'split, search worker'] as const) sections.push((await run(deployment)).section);
+  for (const deployment of Object.keys(DEPLOYMENTS) as Deployment[]) sections.push((await run(deployment)).section);
   return sections;
 }
 
