@@ -741,6 +741,49 @@ describe('InterestService debounce', () => {
     }
   });
 
+  it('the candidate refreshes owed take the time nothing else wants: while a window waits for its deadline, not in its last ms before it closes', async () => {
+    await settled();
+    const internals = scheduling() as Scheduling & { refreshOwed: number; refreshedAt: number };
+    const tuples = [...internals.watched.values()] as Array<{ searchedAt: number }>;
+    const refreshes = (): number => svc.stats().refreshes;
+    // a window of one tuple open, not priced ahead, its deadline 40 ms away; the background
+    // slice just ran (the next is SEARCH_PAUSE_MS away); every other tuple owes its refresh
+    const open = (dueIn: number): void => {
+      noFlushPending();
+      for (const w of tuples) w.searchedAt = 0;
+      const due = Date.now() + dueIn;
+      internals.replays.add(tuples[0]);
+      internals.replayDue = due;
+      internals.replayCause = due - DEBOUNCE_MS;
+      internals.warm = null;
+      internals.lastSearchSlice = Date.now();
+      internals.refreshOwed = tuples.length;
+      internals.refreshedAt = Date.now();
+    };
+    try {
+      // the window closes within a background slice's length: nothing may hold it up
+      open(3);
+      let before = refreshes();
+      svc.flush();
+      expect(refreshes()).toBe(before);
+      await waitFor(() => internals.replays.size === 0, 5_000, "the window's replay", 5);
+      // the thread would only wait for the deadline: the refreshes take that time (the window's replay is not run early)
+      open(40);
+      before = refreshes();
+      const replays = svc.stats().replays;
+      svc.flush();
+      expect(refreshes()).toBeGreaterThan(before);
+      expect(svc.stats().replays).toBe(replays);
+      await waitFor(() => internals.replays.size === 0, 5_000, "the window's replay", 5);
+      expect(svc.stats().replays).toBe(replays + 1);
+    } finally {
+      internals.refreshOwed = 0;
+      internals.refreshedAt = Date.now();
+      for (const w of tuples) w.searchedAt = Date.now();
+    }
+    await settled();
+  });
+
   describe('with a searcher (SEARCH_WORKER)', () => {
     type C = { pools: string[]; mints: string[] };
     type W = { key: string; mode: 'ExactIn' | 'ExactOut'; amount: bigint; route?: Route; cands: C[]; candRatio: number[]; queuedBy?: number; searchedAt: number; last?: QuotesChanged };

@@ -29,7 +29,8 @@
  *     none does it is searched again, unless each of them gives nothing out (a dust amount).
  *   - a candidate refresh (refreshCandidates): its candidate paths searched again (the route
  *     search's first step, not its split search) at most every CANDIDATE_REFRESH_MS, in the
- *     background slices; a better path the last search did not keep becomes the route.
+ *     background slices and whenever the thread has nothing else to do (see idle); a better
+ *     path the last search did not keep becomes the route.
  *     Background searches run in short slices that take at most about a fifth of the time, so
  *     their cost is bounded whatever the rate of pool changes: searches for a gain newest request
  *     first, withdrawn unrun after SEARCH_STALE_MS (the next check queues them again while a
@@ -112,11 +113,12 @@ const SEARCH_IDLE_PAUSE_MS = 1;
 export const SEARCH_STALE_MS = 1_000;
 /**
  * Each tuple's candidate paths are searched afresh about this often (refreshCandidates), in the
- * background slices, before the background searches: the paths that pay best move with the
- * market, and a tuple's checks only compare the paths of its last search with its route.
+ * background slices, before the background searches, and in the time nothing else wants (see
+ * InterestService.idle): the paths that pay best move with the market, and a tuple's checks only
+ * compare the paths of its last search with its route.
  */
 export const CANDIDATE_REFRESH_MS = 10_000;
-/** at most this long per background slice for those refreshes */
+/** at most this long per background slice for those refreshes (and per slice of idle time) */
 const REFRESH_SLICE_MS = 2;
 /**
  * what a push answers: a replay of the route, a check that made a candidate path the route, a
@@ -710,8 +712,12 @@ export class InterestService {
       this.lastSearchSlice = Date.now();
     }
     if (searcher) this.askSearcher(searcher, Date.now());
+    // nothing else may run now: the candidate refreshes owed take the time, a slice at a time
+    const idle = this.refreshOwed >= 1 && this.idle(Date.now(), waiting);
+    if (idle) this.refreshSome(emit);
     if (out.length > 0) this.publish(out);
     const now = Date.now();
+    if (idle && this.refreshOwed >= 1 && this.idle(now, waiting)) this.schedule(now);
     if (this.urgent.size > 0) this.schedule(now);
     if (this.replays.size > 0 && !waiting) this.schedule(this.replayDue ?? now);
     // checks run between windows; searches in the gaps, not while a window waits for the log or
@@ -769,6 +775,20 @@ export class InterestService {
   private queueCheck(w: Watched, cause: number): void {
     this.checks.add(w);
     w.checkCause ??= cause;
+  }
+
+  /**
+   * Nothing is queued that may run now: no first quote, no check in a gap, no pricing ahead, no
+   * window due, waiting for the log or about to close (see windowBusy), no background search. The
+   * thread would wait for the next change or deadline: the candidate refreshes owed take that
+   * time instead of only their background slices (which under load come 40 ms apart and reach a
+   * fraction of the tuples every CANDIDATE_REFRESH_MS), in slices of REFRESH_SLICE_MS, so a
+   * deadline or a change waits at most about that long for them.
+   */
+  private idle(nowMs: number, waiting: boolean): boolean {
+    if (waiting || this.warm !== null || this.urgent.size > 0 || this.searches.size > 0 || this.windowBusy(nowMs)) return false;
+    if (this.checks.size > 0 && this.checkGap(nowMs)) return false;
+    return this.replays.size === 0 || (this.replayDue !== null && nowMs < this.replayDue);
   }
 
   /**
@@ -1062,7 +1082,12 @@ export class InterestService {
       const next = (this.refreshCursor ??= this.watched.values()).next();
       if (next.done) {
         this.refreshCursor = null;
-        if (looped) break;
+        // round every tuple and none left to refresh (each searched within CANDIDATE_REFRESH_MS):
+        // nothing is owed, so no idle slice comes back for it
+        if (looped) {
+          this.refreshOwed = 0;
+          break;
+        }
         looped = true;
         continue;
       }
