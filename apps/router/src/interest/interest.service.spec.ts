@@ -767,6 +767,7 @@ describe('InterestService debounce', () => {
       svc.flush();
       expect(refreshes()).toBe(before);
       await waitFor(() => internals.replays.size === 0, 5_000, "the window's replay", 5);
+      await settled();
       // the thread would only wait for the deadline: the refreshes take that time (the window's replay is not run early)
       open(40);
       before = refreshes();
