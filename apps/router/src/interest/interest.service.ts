@@ -778,17 +778,15 @@ export class InterestService {
   }
 
   /**
-   * Nothing is queued that may run now: no first quote, no check in a gap, no pricing ahead, no
-   * window due, waiting for the log or about to close (see windowBusy), no background search. The
-   * thread would wait for the next change or deadline: the candidate refreshes owed take that
-   * time instead of only their background slices (which under load come 40 ms apart and reach a
-   * fraction of the tuples every CANDIDATE_REFRESH_MS), in slices of REFRESH_SLICE_MS, so a
-   * deadline or a change waits at most about that long for them.
+   * Nothing else is queued: no first quote, check, pricing ahead or background search, and no
+   * window due, waiting for the log or about to close (see windowBusy: a window open further from
+   * its deadline is a gap). The thread would wait for the next change or deadline: the candidate
+   * refreshes owed take that time instead of only their background slices (which under load come
+   * 40 ms apart and reach a fraction of the tuples every CANDIDATE_REFRESH_MS), in slices of
+   * REFRESH_SLICE_MS, so a deadline or a change waits at most about that long for them.
    */
   private idle(nowMs: number, waiting: boolean): boolean {
-    if (waiting || this.warm !== null || this.urgent.size > 0 || this.searches.size > 0 || this.windowBusy(nowMs)) return false;
-    if (this.checks.size > 0 && this.checkGap(nowMs)) return false;
-    return this.replays.size === 0 || (this.replayDue !== null && nowMs < this.replayDue);
+    return !waiting && this.warm === null && this.urgent.size === 0 && this.checks.size === 0 && this.searches.size === 0 && !this.windowBusy(nowMs);
   }
 
   /**
