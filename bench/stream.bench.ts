@@ -490,7 +490,7 @@ export async function run(deployment: Deployment, updatesPerSecond = UPDATES_PER
         metric: 'router garbage collection (pauses)',
         value: [`main ${fmtCollections(collections.main)}`, ...collections.workers.map((c) => `quote worker ${fmtCollections(c)}`)].join('; '),
         notes:
-          'over the run, per thread of the router (perf_hooks gc entries): scavenges of the young generation; mark-compacts of the whole heap, their final pause (the incremental marking before it runs in steps on the thread and concurrently on the helpers, and slows the thread for a few hundred ms: see the README)',
+          'over the run, per thread of the router (perf_hooks gc entries): scavenges of the young generation; mark-compacts of the whole heap, their final pause (the incremental marking before it runs in steps on the thread and concurrently on the helpers, and slows the thread for a few hundred ms: see docs/live-stream.md)',
       },
       {
         metric: 'machine CPU',
