@@ -9,6 +9,11 @@ import type { Logger } from '@nestjs/common';
 import type { Worker } from 'worker_threads';
 import { stopWorkerThread } from './worker-thread';
 
+/** the longest wait between starts, unless the options say otherwise */
+const RESTART_MAX_MS = 30_000;
+/** how long a worker asked to close has to exit before it is terminated, unless the options say otherwise */
+const CLOSE_MS = 5_000;
+
 export interface KeptWorkerOptions<From extends { type: string }> {
   /** what log lines and errors call it: "interest worker 0", "search worker" */
   name: string;
@@ -21,9 +26,9 @@ export interface KeptWorkerOptions<From extends { type: string }> {
   /** the message that asks it to close */
   closeMessage: unknown;
   restartMs: number;
-  /** the longest wait between starts; default 30 s */
+  /** the longest wait between starts; default RESTART_MAX_MS */
   restartMaxMs?: number;
-  /** a worker asked to close is terminated if it has not exited after this long; default 5 s */
+  /** a worker asked to close is terminated if it has not exited after this long; default CLOSE_MS */
   closeMs?: number;
   logger: Logger;
 }
@@ -99,7 +104,7 @@ export class KeptWorker<From extends { type: string }> {
     this.o.logger.error(`starting ${this.o.name} again in ${delayMs} ms`);
     this.restartTimer = setTimeout(() => {
       this.restartTimer = null;
-      if (!this.closing) this.attempt(Math.min(this.o.restartMaxMs ?? 30_000, delayMs * 2));
+      if (!this.closing) this.attempt(Math.min(this.o.restartMaxMs ?? RESTART_MAX_MS, delayMs * 2));
     }, delayMs);
   }
 
@@ -135,6 +140,6 @@ export class KeptWorker<From extends { type: string }> {
     this.closing = true;
     if (this.restartTimer) clearTimeout(this.restartTimer);
     this.restartTimer = null;
-    return stopWorkerThread(this.current, this.o.closeMessage, this.o.closeMs ?? 5_000);
+    return stopWorkerThread(this.current, this.o.closeMessage, this.o.closeMs ?? CLOSE_MS);
   }
 }
