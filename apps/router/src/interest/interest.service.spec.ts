@@ -1086,4 +1086,77 @@ describe('InterestService debounce', () => {
       svc.pushObserver = null;
     }
   });
+
+  it('a route priced ahead is pushed at the deadline without pricing it again, unless a pool of it changed since: then it is priced on the pools as they are', async () => {
+    await pause(300); // earlier work settles
+    await settled();
+    type W = Watching & { plan?: ReplayPlan; amount: bigint; mode: 'ExactIn' | 'ExactOut'; ahead?: { amountIn: bigint; amountOut: bigint }; warmFor?: number; last?: QuotesChanged };
+    const internals = scheduling() as unknown as Scheduling & { priceRoute: (w: W, r: Route) => unknown };
+    const poolAt = (a: string) => projections.projection.pool(a);
+    const fresh = (w: W): string[] => {
+      const q = replayQuote(w.route!, w.amount, poolAt, w.plan);
+      return [q.amountIn.toString(), q.amountOut.toString()];
+    };
+    // a tuple whose route's first pool pays its output from its vault (scaling it moves the quote)
+    const w = [...watchedTuples().values()].find((x) => x.route && (x as W).last?.error === undefined) as W;
+    expect(w).toBeDefined();
+    // (its route may change between the windows: a check after a replay may switch it)
+    const hop = () => w.route!.hops[0];
+    const priced = new Map<W, number>();
+    const priceRoute = internals.priceRoute;
+    internals.priceRoute = function (this: unknown, x: W, r: Route) {
+      priced.set(x, (priced.get(x) ?? 0) + 1);
+      return priceRoute.call(this, x, r);
+    };
+    // a window holding the tuple, priced ahead by hand, not due for a long time
+    const openWindow = async (num: bigint, den: bigint): Promise<number> => {
+      await appendUpdates([scaleVault(hop().pool.address, hop().outputMint, projections.projection.slot + 1, num, den)]);
+      await waitFor(() => internals.replays.has(w), 2_000, "the tuple in the update's window", 1);
+      noFlushPending();
+      const due = Date.now() + 60_000;
+      internals.replayDue = due;
+      internals.warm = 'start';
+      internals.prewarm.call(svc, Date.now(), false);
+      expect(w.warmFor).toBe(due);
+      expect(w.ahead).toBeDefined();
+      expect([w.ahead!.amountIn.toString(), w.ahead!.amountOut.toString()]).toEqual(fresh(w));
+      return due;
+    };
+    /** the open window due now, the log caught up: its replays run */
+    const closeWindow = async (): Promise<void> => {
+      noFlushPending();
+      const due = Date.now() - 1;
+      internals.replayDue = due;
+      internals.syncedFor = due;
+      priced.clear();
+      svc.flush();
+      await waitFor(() => !internals.replays.has(w), 2_000, "the window's replays", 1);
+    };
+    try {
+      // nothing of the route changed since it was priced ahead: the replay pushes that quote
+      // (small changes: a loss of more than 5 bp would check the candidate paths at once)
+      await openWindow(9_999n, 10_000n);
+      await closeWindow();
+      expect(priced.get(w) ?? 0).toBe(0);
+      expect(w.ahead).toBeUndefined();
+      expect([w.last!.amountIn, w.last!.amountOut]).toEqual(fresh(w));
+      await settled();
+
+      // a pool of the route changed after it was priced ahead: the quote priced ahead is dropped
+      // at the change, and the replay prices the route on the pools as they are
+      await openWindow(9_999n, 10_000n);
+      const ahead = [w.ahead!.amountIn.toString(), w.ahead!.amountOut.toString()];
+      const stamp = projections.projection.slot;
+      await appendUpdates([scaleVault(hop().pool.address, hop().outputMint, stamp + 1, 99n, 100n)]);
+      await waitFor(() => projections.projection.slot > stamp, 2_000, 'the second update applied', 1);
+      expect(w.ahead).toBeUndefined();
+      expect(fresh(w)).not.toEqual(ahead);
+      await closeWindow();
+      expect(priced.get(w)).toBe(1);
+      expect([w.last!.amountIn, w.last!.amountOut]).toEqual(fresh(w));
+    } finally {
+      internals.priceRoute = priceRoute;
+    }
+    await settled();
+  });
 });

@@ -203,6 +203,12 @@ class Watched {
   changedAt: number | undefined = undefined;
   /** the window (its replayDue) whose replay this tuple's memo was warmed for (see InterestService.prewarm) */
   warmFor: number | undefined = undefined;
+  /**
+   * the route's quote as the pricing ahead of its window found it, while no pool of the route
+   * changed since (a change of one clears it): the replay takes it instead of pricing the route
+   * again, the same pools giving the same quote (see InterestService.prewarm)
+   */
+  ahead: RouteQuote | undefined = undefined;
   /** ... and whose check its route's and candidates' float estimates were computed for */
   estimatesWarmFor: number | undefined = undefined;
   /** its place in each replay and check queue (see TupleQueue; by slot: WINDOW_A, WINDOW_B, CHECKS) */
@@ -556,6 +562,7 @@ export class InterestService {
       const at = timeOf(pool);
       if (onRoute) {
         for (const w of onRoute) {
+          w.ahead = undefined;
           into.add(w);
           if (w.changedAt === undefined || at < w.changedAt) w.changedAt = at;
         }
@@ -1223,6 +1230,7 @@ export class InterestService {
     const projection = this.projections.projection;
     let q: QuotesChanged;
     w.memo = [];
+    w.ahead = undefined;
     w.route = route;
     const routeBefore = w.routeEst;
     if (route) {
@@ -1302,7 +1310,7 @@ export class InterestService {
         if (w.warmFor === due) continue;
         w.warmFor = due;
         this.counters.prewarmed++;
-        this.priceRoute(w, w.route);
+        w.ahead = this.priceRoute(w, w.route) ?? undefined;
         priced = true;
       } else if (w.estimatesWarmFor !== due) {
         w.estimatesWarmFor = due;
@@ -1319,7 +1327,9 @@ export class InterestService {
     if (!w.route) return this.search(w);
     this.counters.replays++;
     w.changedAt = undefined;
-    const q = this.priceRoute(w, w.route);
+    // priced ahead on the pools the route has now (no change of them since), or priced now
+    const q = w.ahead ?? this.priceRoute(w, w.route);
+    w.ahead = undefined;
     if (q === null) return this.search(w);
     return this.quote(w, q.amountIn, q.amountOut, { priceImpactBps: impactBps(q.amountIn, q.amountOut, q.ideal), hops: q.hops });
   }
