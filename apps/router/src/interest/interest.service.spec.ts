@@ -1097,7 +1097,8 @@ describe('InterestService debounce', () => {
       const q = replayQuote(w.route!, w.amount, poolAt, w.plan);
       return [q.amountIn.toString(), q.amountOut.toString()];
     };
-    // a tuple whose route's first pool pays its output from its vault (scaling it moves the quote)
+    // a tuple with a route (this market's pools are all constant-product: scaling the vault a
+    // pool pays out from moves its quote)
     const w = [...watchedTuples().values()].find((x) => x.route && (x as W).last?.error === undefined) as W;
     expect(w).toBeDefined();
     // (its route may change between the windows: a check after a replay may switch it)

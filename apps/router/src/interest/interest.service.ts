@@ -203,14 +203,14 @@ class Watched {
   changedAt: number | undefined = undefined;
   /** the window (its replayDue) whose replay this tuple's memo was warmed for (see InterestService.prewarm) */
   warmFor: number | undefined = undefined;
+  /** ... and whose check its route's and candidates' float estimates were computed for */
+  estimatesWarmFor: number | undefined = undefined;
   /**
    * the route's quote as the pricing ahead of its window found it, while no pool of the route
    * changed since (a change of one clears it): the replay takes it instead of pricing the route
    * again, the same pools giving the same quote (see InterestService.prewarm)
    */
   ahead: RouteQuote | undefined = undefined;
-  /** ... and whose check its route's and candidates' float estimates were computed for */
-  estimatesWarmFor: number | undefined = undefined;
   /** its place in each replay and check queue (see TupleQueue; by slot: WINDOW_A, WINDOW_B, CHECKS) */
   readonly pos = [-1, -1, -1];
   constructor(
@@ -1274,9 +1274,10 @@ export class InterestService {
   /**
    * While the open window is not due yet (the thread would wait for its deadline), and at its
    * deadline while it waits for the log (`waiting`, see syncWithLog), its queued tuples' routes
-   * are priced on the pools as they are now, into their memos, in slices: the replays then quote
-   * again only the hops whose pool changed since, so a window in which a pool on thousands of
-   * routes changed spends its debounce computing instead of waiting. It comes before background
+   * are priced on the pools as they are now, into their memos, in slices: a replay then pushes
+   * the quote found here when no pool of its route changed since (Watched.ahead), and otherwise
+   * quotes again only the hops whose pool changed since, so a window in which a pool on thousands
+   * of routes changed spends its debounce computing instead of waiting. It comes before background
    * searches. Nothing is pushed here (the stats count the tuples warmed); a route that fails is
    * left to the replay.
    */
