@@ -1093,10 +1093,9 @@ describe('InterestService debounce', () => {
     type W = Watching & { plan?: ReplayPlan; amount: bigint; mode: 'ExactIn' | 'ExactOut'; ahead?: { amountIn: bigint; amountOut: bigint }; warmFor?: number; last?: QuotesChanged };
     const internals = scheduling() as unknown as Scheduling & { priceRoute: (w: W, r: Route) => unknown };
     const poolAt = (a: string) => projections.projection.pool(a);
-    const fresh = (w: W): string[] => {
-      const q = replayQuote(w.route!, w.amount, poolAt, w.plan);
-      return [q.amountIn.toString(), q.amountOut.toString()];
-    };
+    const amounts = (q: { amountIn: bigint; amountOut: bigint }): string[] => [q.amountIn.toString(), q.amountOut.toString()];
+    /** the tuple's route priced afresh on the pools as they are (no memo) */
+    const fresh = (w: W): string[] => amounts(replayQuote(w.route!, w.amount, poolAt, w.plan));
     // a tuple with a route (this market's pools are all constant-product: scaling the vault a
     // pool pays out from moves its quote)
     const w = [...watchedTuples().values()].find((x) => x.route && (x as W).last?.error === undefined) as W;
@@ -1110,7 +1109,7 @@ describe('InterestService debounce', () => {
       return priceRoute.call(this, x, r);
     };
     // a window holding the tuple, priced ahead by hand, not due for a long time
-    const openWindow = async (num: bigint, den: bigint): Promise<number> => {
+    const openWindow = async (num: bigint, den: bigint): Promise<void> => {
       await appendUpdates([scaleVault(hop().pool.address, hop().outputMint, projections.projection.slot + 1, num, den)]);
       await waitFor(() => internals.replays.has(w), 2_000, "the tuple in the update's window", 1);
       noFlushPending();
@@ -1120,8 +1119,7 @@ describe('InterestService debounce', () => {
       internals.prewarm.call(svc, Date.now(), false);
       expect(w.warmFor).toBe(due);
       expect(w.ahead).toBeDefined();
-      expect([w.ahead!.amountIn.toString(), w.ahead!.amountOut.toString()]).toEqual(fresh(w));
-      return due;
+      expect(amounts(w.ahead!)).toEqual(fresh(w));
     };
     /** the open window due now, the log caught up: its replays run */
     const closeWindow = async (): Promise<void> => {
@@ -1146,7 +1144,7 @@ describe('InterestService debounce', () => {
       // a pool of the route changed after it was priced ahead: the quote priced ahead is dropped
       // at the change, and the replay prices the route on the pools as they are
       await openWindow(9_999n, 10_000n);
-      const ahead = [w.ahead!.amountIn.toString(), w.ahead!.amountOut.toString()];
+      const ahead = amounts(w.ahead!);
       const stamp = projections.projection.slot;
       await appendUpdates([scaleVault(hop().pool.address, hop().outputMint, stamp + 1, 99n, 100n)]);
       await waitFor(() => projections.projection.slot > stamp, 2_000, 'the second update applied', 1);
