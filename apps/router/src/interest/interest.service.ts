@@ -66,7 +66,7 @@ import { aggregatorFeeOf, betterNet, charge, feeBpsFor, findBestNetRoute, type F
 import { impactBps, quoteFields } from './quote-fields';
 import { NO_PATHS, PathEstimates, PoolStamps, type EstimablePath } from './path-estimates';
 import { planReplay, PoolGoneError, replayQuote, replayRoute, type ReplayMemo, type ReplayPlan, type RouteQuote } from './route-replay';
-import { candidatePathsOn, fromWire, type Found, type RouteSearcher } from './route-searcher';
+import { candidatePathsOn, fromWire, searchRoute, type Found, type RouteSearcher } from './route-searcher';
 import { TupleQueue } from './tuple-queue';
 
 /** bursts of pool changes are coalesced into one recompute after this long */
@@ -1046,13 +1046,11 @@ export class InterestService {
   /** a full route search; refreshes the tuple's route and both pool indexes */
   private search(w: Watched): QuotesChanged {
     this.unqueueSearch(w);
-    this.searched(w, Date.now(), this.candidatePaths(w));
-    try {
-      return this.adopt(w, findBestNetRoute(this.projections.projection, this.request(w), this.fee));
-    } catch (e) {
-      if (!(e instanceof RouteError)) throw e;
-      return this.adopt(w, undefined, e.message);
-    }
+    const at = Date.now();
+    // the candidate paths are those of the search's own first step
+    const found = searchRoute(this.projections.projection, this.request(w), MAX_CANDIDATES, this.fee);
+    this.searched(w, at, found.cands.map((c) => new CandidatePath(c.pools, c.mints)));
+    return this.adopt(w, found.route, found.error);
   }
 
   /** the tuple's candidate paths on the current pools (the route search's first step), at most MAX_CANDIDATES */

@@ -10,7 +10,7 @@
  * the log, so the searches leave the thread that replays the routes).
  */
 import type { Pool } from '../../../../libs/amm/src/pool';
-import { findCandidatePaths, RouteError, type Route, type RouteRequest, type SwapMode, type TokenGraph } from '../../../../libs/amm/src/routing/route-search';
+import { findCandidatePaths, RouteError, type CandidatePath, type Route, type RouteRequest, type SwapMode, type TokenGraph } from '../../../../libs/amm/src/routing/route-search';
 import { findBestNetRoute, type FeeSchedule } from '../quote/aggregator-fee';
 
 /** a candidate path by its pools' addresses and its mints */
@@ -49,27 +49,42 @@ export interface RouteSearcher {
 
 /** the request's candidate paths on `graph` (the route search's first step), at most `max`; none when there is no route */
 export function candidatePathsOn(graph: TokenGraph, req: RouteRequest, max: number): FoundPath[] {
-  const cands: FoundPath[] = [];
   try {
-    for (const c of findCandidatePaths(graph, req)) {
-      if (cands.length >= max) break;
-      cands.push({ pools: c.pools.map((p) => p.address), mints: c.mints });
-    }
+    return foundPaths(findCandidatePaths(graph, req), max);
   } catch (e) {
     if (!(e instanceof RouteError)) throw e;
+    return [];
   }
-  return cands;
+}
+
+/** the first `max` of these candidate paths, by pool address */
+function foundPaths(paths: readonly CandidatePath[], max: number): FoundPath[] {
+  return paths.slice(0, max).map((c) => ({ pools: c.pools.map((p) => p.address), mints: c.mints }));
+}
+
+/**
+ * A full search on `graph`: the best route net of the fee (none: `error`, the route error's
+ * message), and the candidate paths (at most `max`) that candidatePathsOn would return, taken
+ * from the search's own first step instead of a second candidate search.
+ */
+export function searchRoute(graph: TokenGraph, req: RouteRequest, max: number, fee: FeeSchedule | null): { cands: FoundPath[]; route?: Route; error?: string } {
+  let cands: FoundPath[] = [];
+  const searched = (paths: readonly CandidatePath[]): void => {
+    cands = foundPaths(paths, max);
+  };
+  try {
+    const route = findBestNetRoute(graph, req, fee, {}, searched);
+    return { cands, route };
+  } catch (e) {
+    if (!(e instanceof RouteError)) throw e;
+    return { cands, error: e.message };
+  }
 }
 
 /** the search itself, on `graph` at `slot` (both adapters run this) */
 export function searchOn(graph: TokenGraph, slot: number, req: RouteRequest, maxCandidates: number, fee: FeeSchedule | null): Found {
-  const cands = candidatePathsOn(graph, req, maxCandidates);
-  try {
-    return { cands, route: toWire(findBestNetRoute(graph, req, fee)), slot };
-  } catch (e) {
-    if (!(e instanceof RouteError)) throw e;
-    return { cands, error: e.message, slot };
-  }
+  const { cands, route, error } = searchRoute(graph, req, maxCandidates, fee);
+  return route !== undefined ? { cands, route: toWire(route), slot } : { cands, error, slot };
 }
 
 export function toWire(route: Route): WireRoute {

@@ -167,6 +167,52 @@ describe('findBestRoute', () => {
   });
 });
 
+describe('findBestRoute: its candidate paths (searched)', () => {
+  const tokens = [A, B, C, D, E];
+  const poolArb = fc.record({
+    a: fc.integer({ min: 0, max: 4 }),
+    b: fc.integer({ min: 0, max: 4 }),
+    ra: fc.bigInt({ min: 1_000n, max: 10n ** 12n }),
+    rb: fc.bigInt({ min: 1_000n, max: 10n ** 12n }),
+    fee: fc.integer({ min: 0, max: 100 }),
+  });
+  const key = (paths: readonly { pools: readonly { address: string }[]; mints: readonly string[] }[]): string[] => paths.map((p) => `${p.pools.map((x) => x.address).join(',')}|${p.mints.join(',')}`);
+
+  it('property: the paths given to `searched` are findCandidatePaths\' for the request, given once; not given when no path is within maxHops', () => {
+    fc.assert(
+      fc.property(
+        fc.array(poolArb, { minLength: 1, maxLength: 9 }),
+        fc.integer({ min: 0, max: 4 }),
+        fc.integer({ min: 0, max: 4 }),
+        fc.bigInt({ min: 1n, max: 10n ** 10n }),
+        fc.constantFrom<'ExactIn' | 'ExactOut'>('ExactIn', 'ExactOut'),
+        fc.integer({ min: 1, max: 5 }),
+        (specs, from, to, amount, mode, maxHops) => {
+          fc.pre(from !== to);
+          const pools = specs.filter((s) => s.a !== s.b).map((s, i) => new FakePool(`p${i}`, tokens[s.a], tokens[s.b], s.ra, s.rb, s.fee));
+          const graph = graphOf(pools);
+          const request = req({ inputMint: tokens[from], outputMint: tokens[to], amount, mode, maxHops });
+          const expected = key(findCandidatePaths(graph, request));
+          const given: string[][] = [];
+          try {
+            findBestRoute(graph, request, {}, (c) => given.push(key(c)));
+          } catch (e) {
+            if (!(e instanceof NoPoolError || e instanceof NoRouteError || e instanceof InsufficientLiquidityError)) throw e;
+            if (!(e instanceof InsufficientLiquidityError)) {
+              // thrown before the candidate search: there is no path to give
+              expect(given).toEqual([]);
+              expect(expected).toEqual([]);
+              return;
+            }
+          }
+          expect(given).toEqual([expected]);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
+
 describe('split routes', () => {
   const sum = (xs: bigint[]) => xs.reduce((a, b) => a + b, 0n);
 

@@ -1046,8 +1046,11 @@ function pathImpact(r: Route): number {
  * more (ExactIn) or asks less (ExactOut). Never worse than the best single path found. Throws
  * NoPoolError (a mint with no pool), NoRouteError (no path within maxHops),
  * InsufficientLiquidityError (paths exist, none fills the amount, nor does a split).
+ * `searched` is given the candidate paths of its first step (what findCandidatePaths returns for
+ * the request and options) before they are evaluated; it is not called when an error is thrown
+ * before that step (a mint without pools, no path within maxHops: findCandidatePaths finds none).
  */
-export function findBestRoute(graph: TokenGraph, req: RouteRequest, opts: RouteSearchOptions = {}): Route {
+export function findBestRoute(graph: TokenGraph, req: RouteRequest, opts: RouteSearchOptions = {}, searched?: (candidates: readonly CandidatePath[]) => void): Route {
   if (req.amount <= 0n) throw new RangeError('amount must be positive');
   if (req.inputMint === req.outputMint) throw new RangeError('inputMint and outputMint must differ');
   if (graph.poolsOf(req.inputMint).length === 0) throw new NoPoolError(req.inputMint);
@@ -1061,6 +1064,7 @@ export function findBestRoute(graph: TokenGraph, req: RouteRequest, opts: RouteS
   if (shortestHops(c, c.id(start), targetId, c.nearRates(targetId, exactIn)) > maxHops) throw new NoRouteError();
 
   const candidates = searchCandidates(c, { ...req, maxHops }, opts);
+  searched?.(candidates);
   const limit = opts.exactEvaluations ?? 12;
   let best: Route | null = null;
   let lastFailure = 'no path can carry the amount';
