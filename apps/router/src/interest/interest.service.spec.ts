@@ -1158,4 +1158,88 @@ describe('InterestService debounce', () => {
     }
     await settled();
   });
+
+  it('after a replay the candidates are checked when the route lost since the last quote or a check is owed, not when it held up', async () => {
+    await pause(300); // earlier work settles
+    await settled();
+    type W = Watching & { mode: 'ExactIn' | 'ExactOut'; last?: QuotesChanged; checkCause?: number; searchedAt: number };
+    const internals = scheduling() as unknown as Scheduling & { check: (w: W, ...rest: unknown[]) => unknown };
+    // a tuple with a route, large enough amounts that a 1 bp move of a pool moves its quote, and a
+    // candidate path with a pool off its route (this market's pools are all constant-product)
+    const offRoute = (x: W): string | undefined => x.cands.flatMap((c) => c.pools).find((a) => !x.route!.hops.some((h) => h.pool.address === a));
+    const w = [...watchedTuples().values()].find((x) => {
+      const t = x as W;
+      const size = t.last && t.last.error === undefined ? Number(t.mode === 'ExactIn' ? t.last.amountOut : t.last.amountIn) : 0;
+      return t.route && t.cands.length > 1 && size > 1e6 && offRoute(t) !== undefined;
+    }) as W;
+    expect(w).toBeDefined();
+    let checked = 0;
+    const check = internals.check;
+    internals.check = function (this: unknown, x: W, ...rest: unknown[]) {
+      if (x === w) checked++;
+      return check.call(this, x, ...rest);
+    };
+    const hop = () => w.route!.hops[0];
+    const size = (q: QuotesChanged): bigint => BigInt(w.mode === 'ExactIn' ? q.amountOut : q.amountIn);
+    /** the route's first pool pays out `num / den` of what it held (and, with `candidate`, a candidate pool off the route moves too) */
+    const moves = (num: bigint, den: bigint, candidate = false): PoolUpdate[] => {
+      const slot = projections.projection.slot + 1;
+      const ups = [scaleVault(hop().pool.address, hop().outputMint, slot, num, den)];
+      if (candidate) {
+        const a = offRoute(w)!;
+        const pool = market.pools.find((x) => x.address === a)!;
+        ups.push(scaleVault(a, pool.state.token0Mint, slot, 10_001n, 10_000n));
+      }
+      return ups;
+    };
+    /** one slot of updates, replayed by its window as it comes; returns the tuple's quotes before and after */
+    const replayed = async (updates: PoolUpdate[]): Promise<[QuotesChanged, QuotesChanged]> => {
+      const before = w.last!;
+      const slot = updates[0].slot;
+      // no candidate refresh of the tuple meanwhile (it checks too)
+      w.searchedAt = Date.now();
+      checked = 0;
+      await appendUpdates(updates);
+      await waitFor(() => (w.last?.slot ?? 0) >= slot, 2_000, "the tuple's replay of the slot", 1);
+      await settled();
+      return [before, w.last!];
+    };
+    try {
+      // the first update after the suite's setup may move every pool (so the candidates' too)
+      await replayed(moves(10_001n, 10_000n));
+      // the route pays more (or asks less): no check
+      let [before, after] = await replayed(moves(2n, 1n));
+      expect(w.mode === 'ExactIn' ? size(after) > size(before) : size(after) < size(before)).toBe(true);
+      expect(checked).toBe(0);
+
+      // the route loses about 1 bp (under the 5 bp of a check at once): a check is queued and runs
+      [before, after] = await replayed(moves(9_999n, 10_000n));
+      expect(w.mode === 'ExactIn' ? size(after) < size(before) : size(after) > size(before)).toBe(true);
+      expect(checked).toBe(1);
+
+      // the route pays more and a candidate pool moved in the same slot: the check that change
+      // queued, dropped while the tuple's replay was pending, is owed and runs after the replay
+      w.searchedAt = Date.now();
+      checked = 0;
+      await appendUpdates(moves(2n, 1n, true));
+      await waitFor(() => internals.replays.has(w), 2_000, "the tuple in the slot's window", 1);
+      noFlushPending();
+      internals.replayDue = Date.now() + 60_000;
+      svc.flush();
+      expect(internals.replays.has(w)).toBe(true);
+      expect(checked).toBe(0);
+      expect(w.checkCause).toBeDefined();
+      noFlushPending();
+      const due = Date.now() - 1;
+      internals.replayDue = due;
+      internals.syncedFor = due;
+      svc.flush();
+      await waitFor(() => !internals.replays.has(w), 2_000, "the window's replays", 1);
+      await settled();
+      expect(checked).toBe(1);
+    } finally {
+      internals.check = check;
+    }
+    await settled();
+  });
 });

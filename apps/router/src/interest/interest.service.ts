@@ -259,6 +259,12 @@ function lossOf(mode: SwapMode, before: Amounts | undefined, after: Amounts): nu
   return b > 0 ? (Number(after.amountIn) - b) / b : 0;
 }
 
+/** the quote did not lose from `before` to `after` (both are quotes, not errors) */
+function heldUp(mode: SwapMode, before: Amounts | undefined, after: Amounts): boolean {
+  if (before === undefined || before.error !== undefined || after.error !== undefined) return false;
+  return mode === 'ExactIn' ? BigInt(after.amountOut) >= BigInt(before.amountOut) : BigInt(after.amountIn) <= BigInt(before.amountIn);
+}
+
 /** how a candidate's estimate `e` compares with the route's `current` (> 1: the candidate is estimated better) */
 function estimateRatio(mode: SwapMode, e: number, current: number): number {
   return mode === 'ExactIn' ? e / current : current / e;
@@ -665,8 +671,11 @@ export class InterestService {
         else emit(w, q, cause, 'replay', this.replayCause);
         // any other check runs after the window's replays, between windows, so every replay of
         // the window is pushed first: most such checks find no better path, and a window of
-        // thousands of replays is not held up by them
-        if (checkable && !lost) this.queueCheck(w, since);
+        // thousands of replays is not held up by them. None is needed when the route did not
+        // lose since the tuple's last quote and no check is owed: its candidates' pools did not
+        // change (that queues a check of its own), so none compares better with it than at the
+        // last check, which left none gaining
+        if (checkable && !lost && (checkCause !== undefined || !heldUp(w.mode, before, q))) this.queueCheck(w, since);
       }
       if (this.replays.size === 0) {
         // the window is done: the next one (if changes came meanwhile) becomes current
