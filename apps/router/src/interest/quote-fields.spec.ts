@@ -1,19 +1,15 @@
 import { SimMarket } from '../../../ingestor/src/sim/market';
-import { encodePoolUpdate } from '../../../../libs/contracts/src/pool-update';
 import { findBestRoute, RouteError, type Route } from '../../../../libs/amm/src/routing/route-search';
-import { Projection } from '../projection/projection';
 import { buildQuoteResponse } from '../quote/quote-response';
 import { routeShares } from '../../../../libs/amm/src/routing/split';
 import { pathIdeal, quoteFields } from './quote-fields';
 import { planReplay } from './route-replay';
+import { projectionOf } from '../../../../test/support/projection';
 
 describe('quoteFields', () => {
   it('agrees with the REST QuoteResponse (priceImpactBps, hopCount) on single and split routes of both modes', () => {
     const market = new SimMarket({ seed: 5, pools: 300, tokens: 50, swapsPerSlot: 30, programs: 'all' });
-    const p = new Projection();
-    let off = 0;
-    for (const u of market.genesis()) p.apply({ partition: 0, offset: String(off++), value: encodePoolUpdate(u) });
-    p.drainChanged();
+    const p = projectionOf(market.genesis());
     const mints = market.tokens.map((t) => t.mint).filter((m) => p.poolsOf(m).length > 0);
     const routes: Route[] = [];
     for (let i = 0; routes.length < 200 && i < 2000; i++) {

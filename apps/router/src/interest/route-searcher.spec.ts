@@ -1,20 +1,16 @@
 import { SimMarket } from '../../../ingestor/src/sim/market';
-import { encodePoolUpdate } from '../../../../libs/contracts/src/pool-update';
 import { RouteError, type Route, type RouteRequest } from '../../../../libs/amm/src/routing/route-search';
 import { FakePool, graphOf } from '../../../../libs/amm/src/routing/testing/fake-pool';
-import { Projection } from '../projection/projection';
 import { findBestNetRoute, type FeeSchedule } from '../quote/aggregator-fee';
 import { candidatePathsOn, searchOn, searchRoute } from './route-searcher';
+import { projectionOf } from '../../../../test/support/projection';
 
 /** a route's amounts and pools, comparable with toEqual */
 const shape = (r: Route) => ({ mode: r.mode, amountIn: r.amountIn, amountOut: r.amountOut, hops: r.hops.map((h) => ({ ...h, pool: h.pool.address })) });
 
 describe('searchRoute: one search gives the route and the candidate paths', () => {
   const market = new SimMarket({ seed: 11, pools: 300, tokens: 50, swapsPerSlot: 30, programs: 'all' });
-  const p = new Projection();
-  let off = 0;
-  for (const u of market.genesis()) p.apply({ partition: 0, offset: String(off++), value: encodePoolUpdate(u) });
-  p.drainChanged();
+  const p = projectionOf(market.genesis());
   const mints = market.tokens.map((t) => t.mint);
   const requests: RouteRequest[] = [];
   for (let i = 0; requests.length < 150; i++) {

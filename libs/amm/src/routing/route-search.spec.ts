@@ -16,6 +16,16 @@ const C = 'mintC';
 const D = 'mintD';
 const E = 'mintE';
 
+/** the tokens of the property tests' pools, and a constant-product pool between two of them (by index) */
+const tokens = [A, B, C, D, E];
+const poolArb = fc.record({
+  a: fc.integer({ min: 0, max: 4 }),
+  b: fc.integer({ min: 0, max: 4 }),
+  ra: fc.bigInt({ min: 1_000n, max: 10n ** 12n }),
+  rb: fc.bigInt({ min: 1_000n, max: 10n ** 12n }),
+  fee: fc.integer({ min: 0, max: 100 }),
+});
+
 function req(over: Partial<RouteRequest>): RouteRequest {
   return { inputMint: A, outputMint: B, amount: 10_000n, mode: 'ExactIn', maxHops: 5, ...over };
 }
@@ -115,14 +125,6 @@ describe('findBestRoute', () => {
   });
 
   it('property: more liquidity in a pool never lowers the best output (ExactIn) nor raises the input (ExactOut) below what the best single path gave before, nor by more than 0.1 bp at all', () => {
-    const tokens = [A, B, C, D, E];
-    const poolArb = fc.record({
-      a: fc.integer({ min: 0, max: 4 }),
-      b: fc.integer({ min: 0, max: 4 }),
-      ra: fc.bigInt({ min: 1_000n, max: 10n ** 12n }),
-      rb: fc.bigInt({ min: 1_000n, max: 10n ** 12n }),
-      fee: fc.integer({ min: 0, max: 100 }),
-    });
     fc.assert(
       fc.property(
         fc.array(poolArb, { minLength: 1, maxLength: 7 }),
@@ -168,14 +170,6 @@ describe('findBestRoute', () => {
 });
 
 describe('findBestRoute: its candidate paths (searched)', () => {
-  const tokens = [A, B, C, D, E];
-  const poolArb = fc.record({
-    a: fc.integer({ min: 0, max: 4 }),
-    b: fc.integer({ min: 0, max: 4 }),
-    ra: fc.bigInt({ min: 1_000n, max: 10n ** 12n }),
-    rb: fc.bigInt({ min: 1_000n, max: 10n ** 12n }),
-    fee: fc.integer({ min: 0, max: 100 }),
-  });
   const key = (paths: readonly { pools: readonly { address: string }[]; mints: readonly string[] }[]): string[] => paths.map((p) => `${p.pools.map((x) => x.address).join(',')}|${p.mints.join(',')}`);
 
   it('property: the paths given to `searched` are findCandidatePaths\' for the request, given once; not given when no path is within maxHops', () => {

@@ -1,0 +1,11 @@
+import { encodePoolUpdate, type PoolUpdate } from '../../libs/contracts/src/pool-update';
+import { Projection } from '../../apps/router/src/projection/projection';
+
+/** a projection of these pool updates, applied in order as one partition's records, its changes drained */
+export function projectionOf(updates: Iterable<PoolUpdate>): Projection {
+  const p = new Projection();
+  let offset = 0;
+  for (const u of updates) p.apply({ partition: 0, offset: String(offset++), value: encodePoolUpdate(u) });
+  p.drainChanged();
+  return p;
+}
