@@ -144,6 +144,15 @@ describe('InterestService debounce', () => {
     internals.timer = null;
     internals.timerAt = Infinity;
   };
+  /** the open window due now and the log caught up, no flush pending: the next flush runs its replays; returns its deadline */
+  const windowDueNow = (): number => {
+    noFlushPending();
+    const internals = scheduling();
+    const due = Date.now() - 1;
+    internals.replayDue = due;
+    internals.syncedFor = due;
+    return due;
+  };
 
   beforeAll(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'interest-'));
@@ -436,12 +445,9 @@ describe('InterestService debounce', () => {
     try {
       await appendUpdates(updates);
       await waitFor(() => internals.replays.has(w), 2_000, "the tuple in the slot's window", 1);
-      noFlushPending();
       // the window is due and synced with the log; before it, tuples whose routes it does not
       // touch were queued for checks (as by changes of their candidate pools)
-      const due = Date.now() - 1;
-      internals.replayDue = due;
-      internals.syncedFor = due;
+      const due = windowDueNow();
       for (const x of clear) {
         (x as { checkCause?: number }).checkCause = due - DEBOUNCE_MS;
         internals.checks.add(x);
@@ -1123,10 +1129,7 @@ describe('InterestService debounce', () => {
     };
     /** the open window due now, the log caught up: its replays run */
     const closeWindow = async (): Promise<void> => {
-      noFlushPending();
-      const due = Date.now() - 1;
-      internals.replayDue = due;
-      internals.syncedFor = due;
+      windowDueNow();
       priced.clear();
       svc.flush();
       await waitFor(() => !internals.replays.has(w), 2_000, "the window's replays", 1);
@@ -1229,10 +1232,7 @@ describe('InterestService debounce', () => {
       expect(internals.replays.has(w)).toBe(true);
       expect(checked).toBe(0);
       expect(w.checkCause).toBeDefined();
-      noFlushPending();
-      const due = Date.now() - 1;
-      internals.replayDue = due;
-      internals.syncedFor = due;
+      windowDueNow();
       svc.flush();
       await waitFor(() => !internals.replays.has(w), 2_000, "the window's replays", 1);
       await settled();

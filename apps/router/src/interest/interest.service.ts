@@ -66,7 +66,7 @@ import { aggregatorFeeOf, betterNet, charge, feeBpsFor, findBestNetRoute, type F
 import { impactBps, quoteFields } from './quote-fields';
 import { NO_PATHS, PathEstimates, PoolStamps, type EstimablePath } from './path-estimates';
 import { planReplay, PoolGoneError, replayQuote, replayRoute, type ReplayMemo, type ReplayPlan, type RouteQuote } from './route-replay';
-import { candidatePathsOn, fromWire, searchRoute, type Found, type RouteSearcher } from './route-searcher';
+import { candidatePathsOn, fromWire, searchRoute, type Found, type FoundPath, type RouteSearcher } from './route-searcher';
 import { TupleQueue } from './tuple-queue';
 
 /** bursts of pool changes are coalesced into one recompute after this long */
@@ -257,6 +257,11 @@ function lossOf(mode: SwapMode, before: Amounts | undefined, after: Amounts): nu
   }
   const b = Number(before.amountIn);
   return b > 0 ? (Number(after.amountIn) - b) / b : 0;
+}
+
+/** a tuple's candidate paths for these paths found by a search (see CandidatePath) */
+function candidatesOf(found: readonly FoundPath[]): CandidatePath[] {
+  return found.map((c) => new CandidatePath(c.pools, c.mints));
 }
 
 /** the quote did not lose from `before` to `after` (both are quotes, not errors) */
@@ -1058,13 +1063,13 @@ export class InterestService {
     const at = Date.now();
     // the candidate paths are those of the search's own first step
     const found = searchRoute(this.projections.projection, this.request(w), MAX_CANDIDATES, this.fee);
-    this.searched(w, at, found.cands.map((c) => new CandidatePath(c.pools, c.mints)));
+    this.searched(w, at, candidatesOf(found.cands));
     return this.adopt(w, found.route, found.error);
   }
 
   /** the tuple's candidate paths on the current pools (the route search's first step), at most MAX_CANDIDATES */
   private candidatePaths(w: Watched): CandidatePath[] {
-    return candidatePathsOn(this.projections.projection, this.request(w), MAX_CANDIDATES).map((c) => new CandidatePath(c.pools, c.mints));
+    return candidatesOf(candidatePathsOn(this.projections.projection, this.request(w), MAX_CANDIDATES));
   }
 
   /** these become the tuple's candidate paths, with their own estimates (not yet indexed) */
@@ -1197,7 +1202,7 @@ export class InterestService {
     // the searcher's route does not carry the amount on these pools, nor does the one in place:
     // the search this thread would run says why, and what does
     if (route === undefined && a.found.route !== undefined) return this.search(w);
-    this.searched(w, a.at, a.found.cands.map((c) => new CandidatePath(c.pools, c.mints)));
+    this.searched(w, a.at, candidatesOf(a.found.cands));
     return this.adopt(w, route, a.found.error ?? 'no route found');
   }
 
