@@ -23,7 +23,7 @@ import { Test } from '@nestjs/testing';
 import { fork, spawn, type ChildProcess } from 'child_process';
 import { SimMarket, type SimMarketOptions } from '../apps/ingestor/src/sim/market';
 import { configureHttpApp } from '../apps/router/src/http-app';
-import { CANDIDATE_REFRESH_MS, DEBOUNCE_MS, SEARCH_STALE_MS, type PushKind } from '../apps/router/src/interest/interest.service';
+import { DEBOUNCE_MS, SEARCH_STALE_MS, type PushKind } from '../apps/router/src/interest/interest.service';
 import { GcTally, type GcKindTally, type GcSummary } from '../apps/router/src/interest/gc-tally';
 import { InterestHost } from '../apps/router/src/interest/interest-host';
 import { ProjectionService } from '../apps/router/src/projection/projection.service';
@@ -208,7 +208,7 @@ async function startStreamApp(dir: string): Promise<{ url: string; child: ChildP
 const GAP_SAMPLE_EVERY = 10;
 
 /** the stream's last quotes against a fresh full search of the same tuples, at the end of the run */
-function gapRow(gaps: number[] | undefined): BenchRow {
+function gapRow(gaps: number[] | undefined, refreshMs: number): BenchRow {
   const metric = 'stream quote against a fresh search, end of the run (gap p50 / p90 / p99)';
   if (gaps === undefined) return { metric, value: 'not measured', notes: 'the quote work runs in a worker thread here: its tuples are not in the measured process' };
   if (gaps.length === 0) return { metric, value: 'none', notes: 'no tuple with a route' };
@@ -217,7 +217,7 @@ function gapRow(gaps: number[] | undefined): BenchRow {
   return {
     metric,
     value: `${g.p50.toFixed(1)} / ${g.p90.toFixed(1)} / ${g.p99.toFixed(1)} bp`,
-    notes: `every ${GAP_SAMPLE_EVERY}th tuple whose last quote has a route (${gaps.length.toLocaleString('en-US')}), that quote against a full search (splits included, the router's hop limit) on the pools as they are after the run: how much more the search pays out (ExactIn) or less it asks (ExactOut), in bp; ${fmtPct(worse / gaps.length)} of them more than 5 bp. The pushes follow each tuple's route (a split keeps its division) and its candidate paths (those of its last search, searched again in the background at most every ${CANDIDATE_REFRESH_MS / 1000} s); GET /api/v1/quote searches every time`,
+    notes: `every ${GAP_SAMPLE_EVERY}th tuple whose last quote has a route (${gaps.length.toLocaleString('en-US')}), that quote against a full search (splits included, the router's hop limit) on the pools as they are after the run: how much more the search pays out (ExactIn) or less it asks (ExactOut), in bp; ${fmtPct(worse / gaps.length)} of them more than 5 bp. The pushes follow each tuple's route (a split keeps its division) and its candidate paths (those of its last search, ${refreshMs === 0 ? 'never searched again: STREAM_REFRESH_MS=0' : `searched again in the background at most every ${refreshMs / 1000} s`}); GET /api/v1/quote searches every time`,
   };
 }
 
@@ -229,7 +229,8 @@ export async function run(deployment: Deployment, updatesPerSecond = UPDATES_PER
   await log.append(TOPICS.poolUpdates, genesisRecords(marketOpts));
   const { split, workers, searchWorker } = DEPLOYMENTS[deployment];
   const allInOne = !split;
-  const config = { ...loadConfig({ DATA_DIR: dir, PORT: '0', ...NO_RATE_LIMIT, INTEREST_WORKERS: workers, SEARCH_WORKER: searchWorker }), port: 0 };
+  // STREAM_REFRESH_MS from the environment, to measure another setting than the default
+  const config = { ...loadConfig({ DATA_DIR: dir, PORT: '0', ...NO_RATE_LIMIT, INTEREST_WORKERS: workers, SEARCH_WORKER: searchWorker, STREAM_REFRESH_MS: process.env.STREAM_REFRESH_MS }), port: 0 };
   const moduleRef = await Test.createTestingModule({ imports: [allInOne ? AllInOne : RouterOnly] })
     .overrideProvider(APP_CONFIG)
     .useValue(config)
@@ -471,7 +472,7 @@ export async function run(deployment: Deployment, updatesPerSecond = UPDATES_PER
       {
         metric: 'router work',
         value: `${fmtRate(replays / r.runSeconds, 'route replays')}, ${fmtRate(checks / r.runSeconds, 'checks')}, ${fmtRate(switches / r.runSeconds, 'route switches')}, ${fmtRate(searches / r.runSeconds, 'route searches')}, ${fmtRate(refreshes / r.runSeconds, 'candidate refreshes')}`,
-        notes: `replay: a tuple whose route's pools changed, once per debounced burst (${fmtPct(prewarmed / Math.max(1, replays))} of them priced already while their window waited for its deadline, in the time the checks left: the replay then quotes only the hops whose pool changed since); check: after a change of a pool on its route (after the window that replayed it) or on its candidate paths, between windows; switch: a check whose candidate path gained > 5 bp on the route by the float estimate and priced better exactly, or, for a tuple without a route, carried its amount (it becomes the route); refresh: a tuple's candidate paths searched afresh, about every ${CANDIDATE_REFRESH_MS / 1000} s per tuple at most, in the background slices before the searches and in the router's idle time (${byKind.refresh.length.toLocaleString('en-US')} of them switched the route: not in the latency figures, they answer no one change); search: in the background after a switch with a price impact over 10 bp, or for a tuple without a route whose gaining candidates could not fill the amount exactly for a reason other than dust (5 ms slices, 40 ms apart while debounce windows are open: at most about 1/9 of the time; newest request first); ${(stats1.shedSearches - stats0.shedSearches).toLocaleString('en-US')} withdrawn unrun after waiting ${SEARCH_STALE_MS / 1000} s (queued again by a later check while the gain lasts); ${stats1.pendingSearches} waiting at the end`,
+        notes: `replay: a tuple whose route's pools changed, once per debounced burst (${fmtPct(prewarmed / Math.max(1, replays))} of them priced already while their window waited for its deadline, in the time the checks left: the replay then quotes only the hops whose pool changed since); check: after a change of a pool on its route (after the window that replayed it) or on its candidate paths, between windows; switch: a check whose candidate path gained > 5 bp on the route by the float estimate and priced better exactly, or, for a tuple without a route, carried its amount (it becomes the route); refresh: a tuple's candidate paths searched afresh, about every ${config.streamRefreshMs / 1000} s per tuple at most (STREAM_REFRESH_MS), in the background slices before the searches and in the router's idle time (${byKind.refresh.length.toLocaleString('en-US')} of them switched the route: not in the latency figures, they answer no one change); search: in the background after a switch with a price impact over 10 bp, or for a tuple without a route whose gaining candidates could not fill the amount exactly for a reason other than dust (5 ms slices, 40 ms apart while debounce windows are open: at most about 1/9 of the time; newest request first); ${(stats1.shedSearches - stats0.shedSearches).toLocaleString('en-US')} withdrawn unrun after waiting ${SEARCH_STALE_MS / 1000} s (queued again by a later check while the gain lasts); ${stats1.pendingSearches} waiting at the end`,
       },
       {
         metric: 'router threads busy (event loop utilization)',
@@ -545,7 +546,7 @@ export async function run(deployment: Deployment, updatesPerSecond = UPDATES_PER
         value: r.rest.length === 0 ? 'none' : `${fmtMs(summarize(r.rest).p50)} / ${fmtMs(summarize(r.rest).p99)}`,
         notes: `GET /api/v1/quote 1 SOL → USDC (the most connected pair: every SOL/USDC pool and split), one at a time every ${REST_EVERY_MS} ms from the load process while the market moves: ${r.rest.length} answers, max ${r.rest.length === 0 ? '–' : fmtMs(summarize(r.rest).max)}${r.restFailed > 0 ? `, ${r.restFailed} not 200` : ''}; it waits for whatever holds the router's main thread`,
       },
-      gapRow(gaps),
+      gapRow(gaps, config.streamRefreshMs),
       { metric: 'memory per subscription', value: `${(heapPerSub / 1024).toFixed(2)} KiB`, notes: allInOne ? 'server heap growth with all subscriptions live (stream hub + router interest state, in its worker when it runs in one)' : `heap growth of both processes with all subscriptions live (router interest state${interest.workerCount > 0 ? ', in its worker' : ''}, and the stream hub in the stream app's process)` },
     ],
   };

@@ -24,6 +24,10 @@ describe('loadConfig', () => {
     [{ INTEREST_WORKERS: '17' }, /INTEREST_WORKERS must be auto or an integer between 0 and 16/],
     [{ INTEREST_WORKERS: '-1' }, /INTEREST_WORKERS must be auto or an integer/],
     [{ SEARCH_WORKER: 'yes' }, /SEARCH_WORKER must be one of on, off, got "yes"/],
+    [{ STREAM_REFRESH_MS: '500' }, /STREAM_REFRESH_MS must be 0 \(never\) or an integer between 1000 and 3600000, got "500"/],
+    [{ STREAM_REFRESH_MS: '3600001' }, /STREAM_REFRESH_MS must be 0 \(never\) or an integer between 1000 and 3600000/],
+    [{ STREAM_REFRESH_MS: '-1' }, /STREAM_REFRESH_MS must be 0/],
+    [{ STREAM_REFRESH_MS: '10s' }, /STREAM_REFRESH_MS must be 0 \(never\) or an integer between 1000 and 3600000, got "10s"/],
   ])('rejects %j clearly', (env, msg) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(msg);
@@ -60,6 +64,15 @@ describe('loadConfig', () => {
     expect(loadConfig({ SEARCH_WORKER: '' }).searchWorker).toBe('off');
     expect(loadConfig({ SEARCH_WORKER: 'on' }).searchWorker).toBe('on');
     expect(loadConfig({ SEARCH_WORKER: 'off' }).searchWorker).toBe('off');
+  });
+
+  it('reads STREAM_REFRESH_MS: 10 s by default (unset or empty), 0 for never, 1 s to an hour', () => {
+    expect(loadConfig({}).streamRefreshMs).toBe(10_000);
+    expect(loadConfig({ STREAM_REFRESH_MS: '' }).streamRefreshMs).toBe(10_000);
+    expect(loadConfig({ STREAM_REFRESH_MS: '0' }).streamRefreshMs).toBe(0);
+    expect(loadConfig({ STREAM_REFRESH_MS: '1000' }).streamRefreshMs).toBe(1_000);
+    expect(loadConfig({ STREAM_REFRESH_MS: ' 30000 ' }).streamRefreshMs).toBe(30_000);
+    expect(loadConfig({ STREAM_REFRESH_MS: '3600000' }).streamRefreshMs).toBe(3_600_000);
   });
 
   it('reads STREAM_MAX_BUFFERED_BYTES (default 1 MiB)', () => {

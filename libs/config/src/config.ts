@@ -65,6 +65,12 @@ export interface AppConfig {
    * on that thread); off: in that thread's slices between debounce windows
    */
   searchWorker: 'on' | 'off';
+  /**
+   * STREAM_REFRESH_MS: how often, at most, each live stream tuple's candidate paths are searched
+   * afresh in the router's background and idle time (the paths its checks compare with its route);
+   * 0: never, they stay those of its last full search
+   */
+  streamRefreshMs: number;
 }
 
 export class ConfigError extends Error {
@@ -94,6 +100,17 @@ function oneOf<T extends string>(env: Env, name: string, def: T, allowed: readon
     throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got ${JSON.stringify(raw)}`);
   }
   return raw as T;
+}
+
+/** STREAM_REFRESH_MS: 0 (never), or 1,000 ms to an hour; 10 s by default */
+function streamRefreshMs(env: Env): number {
+  const raw = env.STREAM_REFRESH_MS?.trim();
+  if (raw === undefined || raw === '') return 10_000;
+  const ms = /^\d+$/.test(raw) ? Number(raw) : NaN;
+  if (!(ms === 0 || (ms >= 1_000 && ms <= 3_600_000))) {
+    throw new ConfigError(`STREAM_REFRESH_MS must be 0 (never) or an integer between 1000 and 3600000, got ${JSON.stringify(env.STREAM_REFRESH_MS)}`);
+  }
+  return ms;
 }
 
 /** INTEREST_WORKERS: auto (unset or empty too), or 0–16 */
@@ -149,6 +166,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     rateLimitPerSecond: int(env, 'RATE_LIMIT_PER_SECOND', 10, 0, 1_000_000_000),
     interestWorkers: interestWorkers(env),
     searchWorker: oneOf(env, 'SEARCH_WORKER', 'off', ['on', 'off'] as const),
+    streamRefreshMs: streamRefreshMs(env),
     ...chainSettings(env),
     ...lookupTableSettings(env, ingestSource),
   };

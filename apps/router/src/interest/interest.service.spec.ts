@@ -791,6 +791,47 @@ describe('InterestService debounce', () => {
     await settled();
   });
 
+  it('STREAM_REFRESH_MS paces the candidate refreshes: none at all with 0; a tuple searched within the interval is not refreshed', async () => {
+    await settled();
+    noFlushPending();
+    const internals = scheduling() as Scheduling & { refreshOwed: number; refreshedAt: number; refreshMs: number; refreshSome(emit: () => void): void };
+    const tuples = [...internals.watched.values()] as Array<{ searchedAt: number }>;
+    const refreshes = (): number => svc.stats().refreshes;
+    // the service was built with the default
+    expect(internals.refreshMs).toBe(10_000);
+    const hourAgo = Date.now() - 3_600_000;
+    try {
+      // 0: never, however long since the last refresh and the tuples' last searches
+      internals.refreshMs = 0;
+      for (const w of tuples) w.searchedAt = 0;
+      internals.refreshOwed = 0;
+      internals.refreshedAt = hourAgo;
+      let before = refreshes();
+      internals.refreshSome(() => undefined);
+      expect(refreshes()).toBe(before);
+      expect(internals.refreshOwed).toBe(0);
+      // an hour: every tuple owes one after an hour, but none whose last search is 20 s old
+      internals.refreshMs = 3_600_000;
+      for (const w of tuples) w.searchedAt = Date.now() - 20_000;
+      internals.refreshedAt = hourAgo;
+      before = refreshes();
+      internals.refreshSome(() => undefined);
+      expect(refreshes()).toBe(before);
+      // ... and those whose last search is older than that are refreshed
+      for (const w of tuples) w.searchedAt = hourAgo - 1;
+      internals.refreshOwed = 0;
+      internals.refreshedAt = hourAgo;
+      internals.refreshSome(() => undefined);
+      expect(refreshes()).toBeGreaterThan(before);
+    } finally {
+      internals.refreshMs = 10_000;
+      internals.refreshOwed = 0;
+      internals.refreshedAt = Date.now();
+      for (const w of tuples) w.searchedAt = Date.now();
+    }
+    await settled();
+  });
+
   describe('with a searcher (SEARCH_WORKER)', () => {
     type C = { pools: string[]; mints: string[] };
     type W = { key: string; mode: 'ExactIn' | 'ExactOut'; amount: bigint; route?: Route; cands: C[]; candRatio: number[]; queuedBy?: number; searchedAt: number; last?: QuotesChanged };

@@ -28,7 +28,7 @@
  *     since its last search priced exactly: one that carries the amount becomes its route; when
  *     none does it is searched again, unless each of them gives nothing out (a dust amount).
  *   - a candidate refresh (refreshCandidates): its candidate paths searched again (the route
- *     search's first step, not its split search) at most every CANDIDATE_REFRESH_MS, in the
+ *     search's first step, not its split search) at most every STREAM_REFRESH_MS, in the
  *     background slices and whenever the thread has nothing else to do (see idle); a better
  *     path the last search did not keep becomes the route.
  *     Background searches run in short slices that take at most about a fifth of the time, so
@@ -111,13 +111,6 @@ const SEARCH_IDLE_PAUSE_MS = 1;
  * oldest shed, instead of every search being served seconds after the change behind it
  */
 export const SEARCH_STALE_MS = 1_000;
-/**
- * Each tuple's candidate paths are searched afresh about this often (refreshCandidates), in the
- * background slices, before the background searches, and in the time nothing else wants (see
- * InterestService.idle): the paths that pay best move with the market, and a tuple's checks only
- * compare the paths of its last search with its route.
- */
-export const CANDIDATE_REFRESH_MS = 10_000;
 /** at most this long per background slice for those refreshes (and per slice of idle time) */
 const REFRESH_SLICE_MS = 2;
 /**
@@ -294,7 +287,7 @@ export interface InterestStats {
   shedSearches: number;
   /** tuples of a window priced into their memos while it waited for its deadline (see prewarmWindows) */
   prewarmed: number;
-  /** candidate paths searched afresh (see CANDIDATE_REFRESH_MS); their switches count among the switches */
+  /** candidate paths searched afresh (see refreshMs); their switches count among the switches */
   refreshes: number;
 }
 
@@ -385,6 +378,13 @@ export class InterestService {
   /** the tuples' candidate refreshes: where the round is, how many are owed, since when */
   private refreshCursor: Iterator<Watched> | null = null;
   private refreshOwed = 0;
+  /**
+   * Each tuple's candidate paths are searched afresh about this often (STREAM_REFRESH_MS; 0:
+   * never), in the background slices, before the background searches, and in the time nothing
+   * else wants (see idle): the paths that pay best move with the market, and a tuple's checks
+   * only compare the paths of its last search with its route.
+   */
+  private readonly refreshMs: number;
   private refreshedAt = Date.now();
   /** background searches out to the searcher, and its answers waiting for flush (see askSearcher) */
   private asked = 0;
@@ -399,6 +399,7 @@ export class InterestService {
     private readonly searcher: RouteSearcher | null = null,
   ) {
     this.fee = aggregatorFeeOf(config);
+    this.refreshMs = config.streamRefreshMs;
   }
 
   /** reads quote-interest and follows the projection's pool changes from now on */
@@ -803,7 +804,7 @@ export class InterestService {
    * window due, waiting for the log or about to close (see windowBusy: a window open further from
    * its deadline is a gap). The thread would wait for the next change or deadline: the candidate
    * refreshes owed take that time instead of only their background slices (which under load come
-   * 40 ms apart and reach a fraction of the tuples every CANDIDATE_REFRESH_MS), in slices of
+   * 40 ms apart and reach a fraction of the tuples every refreshMs), in slices of
    * REFRESH_SLICE_MS, so a deadline or a change waits at most about that long for them.
    */
   private idle(nowMs: number, waiting: boolean): boolean {
@@ -1084,13 +1085,15 @@ export class InterestService {
 
   /**
    * The next tuples' candidate paths searched afresh (refreshCandidates), as many as are owed
-   * for each tuple's to come about every CANDIDATE_REFRESH_MS, within REFRESH_SLICE_MS; not
-   * while first quotes are waiting, nor for a tuple searched in full within that time.
+   * for each tuple's to come about every refreshMs, within REFRESH_SLICE_MS; not while first
+   * quotes are waiting, nor for a tuple searched in full within that time; none when refreshMs
+   * is 0.
    */
   private refreshSome(emit: (w: Watched, q: QuotesChanged, cause: number, by: PushKind) => void): void {
     const now = Date.now();
     const n = this.watched.size;
-    this.refreshOwed = Math.min(n, this.refreshOwed + ((now - this.refreshedAt) * n) / CANDIDATE_REFRESH_MS);
+    if (this.refreshMs === 0) return;
+    this.refreshOwed = Math.min(n, this.refreshOwed + ((now - this.refreshedAt) * n) / this.refreshMs);
     this.refreshedAt = now;
     // first quotes come first
     if (this.urgent.size > 0) return;
@@ -1099,7 +1102,7 @@ export class InterestService {
       const next = (this.refreshCursor ??= this.watched.values()).next();
       if (next.done) {
         this.refreshCursor = null;
-        // round every tuple and none left to refresh (each searched within CANDIDATE_REFRESH_MS):
+        // round every tuple and none left to refresh (each searched within refreshMs):
         // nothing is owed, so no idle slice comes back for it
         if (looped) {
           this.refreshOwed = 0;
@@ -1110,7 +1113,7 @@ export class InterestService {
       }
       const w = next.value;
       // searched since the last round: its candidates are fresh enough
-      if (now - w.searchedAt < CANDIDATE_REFRESH_MS) continue;
+      if (now - w.searchedAt < this.refreshMs) continue;
       this.refreshOwed--;
       const q = this.refreshCandidates(w);
       if (q !== undefined) emit(w, q, Date.now(), 'refresh');
