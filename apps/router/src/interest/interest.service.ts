@@ -378,6 +378,7 @@ export class InterestService {
   /** the tuples' candidate refreshes: where the round is, how many are owed, since when */
   private refreshCursor: Iterator<Watched> | null = null;
   private refreshOwed = 0;
+  private refreshedAt = Date.now();
   /**
    * Each tuple's candidate paths are searched afresh about this often (STREAM_REFRESH_MS; 0:
    * never), in the background slices, before the background searches, and in the time nothing
@@ -385,7 +386,6 @@ export class InterestService {
    * only compare the paths of its last search with its route.
    */
   private readonly refreshMs: number;
-  private refreshedAt = Date.now();
   /** background searches out to the searcher, and its answers waiting for flush (see askSearcher) */
   private asked = 0;
   private answers: Answer[] = [];
