@@ -1090,9 +1090,9 @@ export class InterestService {
    * is 0.
    */
   private refreshSome(emit: (w: Watched, q: QuotesChanged, cause: number, by: PushKind) => void): void {
+    if (this.refreshMs === 0) return;
     const now = Date.now();
     const n = this.watched.size;
-    if (this.refreshMs === 0) return;
     this.refreshOwed = Math.min(n, this.refreshOwed + ((now - this.refreshedAt) * n) / this.refreshMs);
     this.refreshedAt = now;
     // first quotes come first
