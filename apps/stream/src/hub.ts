@@ -172,8 +172,9 @@ export class StreamHub {
     return this.tuples.get(key)?.tuple;
   }
 
-  activeTuples(): QuoteTuple[] {
-    return [...this.tuples.values()].map((t) => t.tuple);
+  /** the keys (tupleKey) of the tuples its clients hold, what a lease lists */
+  activeKeys(): string[] {
+    return [...this.tuples.keys()];
   }
 
   stats(): { connections: number; tuples: number; subscriptions: number } {

@@ -12,11 +12,11 @@ export const LEASE_TTL_MS = 15_000;
 /** tuples per lease record (keeps records far below Kafka's default 1 MB message limit) */
 export const LEASE_CHUNK = 500;
 
-/** the quote-interest records that lease `tuples` for `instance`: at most LEASE_CHUNK tuples each, keyed by the instance */
-export function leaseMessages(instance: string, tuples: readonly QuoteTuple[]): LogMessage[] {
+/** the quote-interest records that lease the tuples of `keys` (tupleKey) for `instance`: at most LEASE_CHUNK each, keyed by the instance */
+export function leaseMessages(instance: string, keys: readonly string[]): LogMessage[] {
   const out: LogMessage[] = [];
-  for (let i = 0; i < tuples.length; i += LEASE_CHUNK) {
-    out.push({ key: instance, value: encodeQuoteInterest({ op: 'lease', instance, tuples: tuples.slice(i, i + LEASE_CHUNK), ttlMs: LEASE_TTL_MS }) });
+  for (let i = 0; i < keys.length; i += LEASE_CHUNK) {
+    out.push({ key: instance, value: encodeQuoteInterest({ op: 'lease', instance, keys: keys.slice(i, i + LEASE_CHUNK), ttlMs: LEASE_TTL_MS }) });
   }
   return out;
 }
@@ -80,7 +80,7 @@ export class StreamService implements OnModuleInit, OnApplicationShutdown {
 
   /** Re-announce every held tuple, in records of at most LEASE_CHUNK tuples (leases add up). */
   renewLease(): void {
-    for (const m of leaseMessages(this.instance, this.hub.activeTuples())) this.enqueue(m.key, m.value);
+    for (const m of leaseMessages(this.instance, this.hub.activeKeys())) this.enqueue(m.key, m.value);
   }
 
   /** Appends in order, one at a time, so add/remove for one tuple never overtake each other. */

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { base58Encode } from '../../solana/src/base58';
-import { decodeQuoteInterest, decodeQuotesChanged, encodeQuoteInterest, encodeQuotesChanged, parseTuple, sameQuote, tupleKey, type QuotesChanged } from './stream';
+import { decodeQuoteInterest, decodeQuotesChanged, encodeQuoteInterest, encodeQuotesChanged, parseTuple, parseTupleKey, sameQuote, tupleKey, type QuotesChanged } from './stream';
 
 const SOL = 'So11111111111111111111111111111111111111112';
 const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
@@ -32,10 +32,10 @@ describe('stream contracts', () => {
   it('round-trips interest and quotes, and rejects unknown versions', () => {
     const tuple = { in: SOL, out: USDC, amount: '1000', exactIn: true };
     expect(decodeQuoteInterest(encodeQuoteInterest({ op: 'add', instance: 'a', tuple }))).toEqual({ op: 'add', instance: 'a', tuple });
-    expect(decodeQuoteInterest(encodeQuoteInterest({ op: 'lease', instance: 'a', tuples: [tuple], ttlMs: 1000 }))).toEqual({
+    expect(decodeQuoteInterest(encodeQuoteInterest({ op: 'lease', instance: 'a', keys: [tupleKey(tuple)], ttlMs: 1000 }))).toEqual({
       op: 'lease',
       instance: 'a',
-      tuples: [tuple],
+      keys: [tupleKey(tuple)],
       ttlMs: 1000,
     });
     const q = { tuple, amountOut: '5', amountIn: '1000', priceImpactBps: 3, hops: 2, slot: 9 };
@@ -60,6 +60,63 @@ describe('stream contracts', () => {
     expect(() => decodeQuotesChanged(Buffer.from(JSON.stringify({ v: 1, ...q, tuple: null })), tuple)).toThrow(/malformed record: tuple/);
     // the other fields are still checked
     expect(() => decodeQuotesChanged(Buffer.from(JSON.stringify({ v: 1, ...q, amountOut: '05' })), tuple)).toThrow(/amounts/);
+  });
+
+  describe('leases by key', () => {
+    const mint = fc.uint8Array({ minLength: 32, maxLength: 32 }).map((b) => base58Encode(b));
+    const tupleArb = fc.record({ in: mint, out: mint, amount: fc.bigInt({ min: 1n, max: (1n << 64n) - 1n }).map(String), exactIn: fc.boolean() }).filter((t) => t.in !== t.out);
+    const lease = (o: Record<string, unknown>): Buffer => Buffer.from(JSON.stringify({ v: 2, op: 'lease', instance: 'a', ttlMs: 15_000, ...o }));
+
+    it('parseTupleKey is the inverse of tupleKey, and finds no tuple in a key that names none', () => {
+      fc.assert(fc.property(tupleArb, (t) => expect(parseTupleKey(tupleKey(t))).toEqual(t)), { numRuns: 500 });
+      const key = tupleKey({ in: SOL, out: USDC, amount: '1000', exactIn: true });
+      for (const bad of [
+        '',
+        key + ':in',
+        key.replace(/:in$/, ':both'),
+        key.replace(':1000:', ':01000:'),
+        key.replace(':1000:', ':18446744073709551616:'),
+        key.replace(':1000:', '::'),
+        `${SOL}:${SOL}:1000:in`,
+        key.replace(SOL, 'not-a-mint'),
+        42,
+        null,
+      ]) {
+        expect(parseTupleKey(bad)).toBeNull();
+      }
+    });
+
+    it('a lease lists keys; each is validated unless the reader knows it already; one bad key rejects the record', () => {
+      const a = { in: SOL, out: USDC, amount: '1000', exactIn: true };
+      const b = { ...a, exactIn: false };
+      const keys = [tupleKey(a), tupleKey(b)];
+      expect(decodeQuoteInterest(lease({ keys }))).toEqual({ op: 'lease', instance: 'a', keys, ttlMs: 15_000 });
+      expect(() => decodeQuoteInterest(lease({ keys: [...keys, 'SOL:USDC:1:in'] }))).toThrow(/malformed record: key in lease "SOL:USDC:1:in"/);
+      expect(() => decodeQuoteInterest(lease({ keys: [tupleKey(a), 7] }))).toThrow(/malformed record: key in lease 7/);
+      expect(() => decodeQuoteInterest(lease({ keys: tupleKey(a) }))).toThrow(/malformed record: keys/);
+      expect(() => decodeQuoteInterest(lease({ tuples: [a] }))).toThrow(/malformed record: keys/);
+      expect(() => decodeQuoteInterest(lease({ keys, ttlMs: 0 }))).toThrow(/malformed record: ttlMs/);
+      // what the reader knows is not validated again (it holds only keys it validated), the rest is
+      const seen: string[] = [];
+      const known = (k: string): boolean => {
+        seen.push(k);
+        return k === tupleKey(a);
+      };
+      expect(decodeQuoteInterest(lease({ keys }), known).op).toBe('lease');
+      expect(seen).toEqual(keys);
+      expect(() => decodeQuoteInterest(lease({ keys: [tupleKey(a), 'x'] }), known)).toThrow(/key in lease "x"/);
+    });
+
+    it('a version 1 lease (tuple objects) is read as the same lease by key; a version 3 record is refused', () => {
+      const a = { in: SOL, out: USDC, amount: '1000', exactIn: true };
+      const v1 = Buffer.from(JSON.stringify({ v: 1, op: 'lease', instance: 'a', tuples: [a], ttlMs: 15_000 }));
+      expect(decodeQuoteInterest(v1)).toEqual({ op: 'lease', instance: 'a', keys: [tupleKey(a)], ttlMs: 15_000 });
+      const bad = Buffer.from(JSON.stringify({ v: 1, op: 'lease', instance: 'a', tuples: [{ ...a, amount: 1000 }], ttlMs: 15_000 }));
+      expect(() => decodeQuoteInterest(bad)).toThrow(/tuple in lease/);
+      expect(decodeQuoteInterest(Buffer.from(JSON.stringify({ v: 1, op: 'add', instance: 'a', tuple: a })))).toEqual({ op: 'add', instance: 'a', tuple: a });
+      expect(JSON.parse(encodeQuoteInterest({ op: 'add', instance: 'a', tuple: a }).toString()).v).toBe(2);
+      expect(() => decodeQuoteInterest(lease({ v: 3, keys: [tupleKey(a)] }))).toThrow(/unsupported schema version 3/);
+    });
   });
 
   it('sameQuote: amountOut, priceImpactBps and hops decide (and amountIn for ExactOut); the slot does not; errors by their text', () => {

@@ -8,7 +8,7 @@
  * records), and records of one instance read out of order across partitions cannot drop a
  * tuple another record added: the worst case is that a removed tuple lives until its lease ends.
  */
-import { tupleKey, type QuoteInterest, type QuoteTuple } from '../../../../libs/contracts/src/stream';
+import { tupleKey, tupleOfKey, type QuoteInterest, type QuoteTuple } from '../../../../libs/contracts/src/stream';
 
 /** how long an `add` holds without a lease (the stream leases every 5 s with a 15 s ttl) */
 export const DEFAULT_INTEREST_TTL_MS = 15_000;
@@ -49,22 +49,39 @@ export class InterestRegistry {
       }
       return change;
     }
-    const tuples = i.op === 'lease' ? i.tuples : [i.tuple];
     const expiry = atMs + Math.min(MAX_INTEREST_TTL_MS, i.op === 'lease' ? i.ttlMs : this.defaultTtlMs);
-    for (const tuple of tuples) {
-      const key = tupleKey(tuple);
-      let h = this.held.get(key);
-      if (!h) {
-        h = { tuple, holders: new Map() };
-        this.held.set(key, h);
-        change.added.push(tuple);
-      } else if (!h.holders.has(i.instance)) {
-        change.joined.push(tuple);
+    if (i.op !== 'lease') {
+      this.hold(tupleKey(i.tuple), i.tuple, i.instance, expiry, change);
+      return change;
+    }
+    // a lease names its tuples by key, validated by its decoder (decodeQuoteInterest): a key held
+    // already needs no tuple; another one is read back into its fields
+    for (const key of i.keys) {
+      const h = this.held.get(key);
+      const prev = h?.holders.get(i.instance);
+      if (prev !== undefined) {
+        if (expiry > prev) h!.holders.set(i.instance, expiry);
+        continue;
       }
-      const prev = h.holders.get(i.instance) ?? 0;
-      if (expiry > prev) h.holders.set(i.instance, expiry);
+      const tuple = h?.tuple ?? tupleOfKey(key);
+      if (tuple === null) throw new Error(`lease key ${key} names no tuple (a lease must come from decodeQuoteInterest)`);
+      this.hold(key, tuple, i.instance, expiry, change);
     }
     return change;
+  }
+
+  /** `instance` holds the tuple until `expiry` at least */
+  private hold(key: string, tuple: QuoteTuple, instance: string, expiry: number, change: InterestChange): void {
+    let h = this.held.get(key);
+    if (!h) {
+      h = { tuple, holders: new Map() };
+      this.held.set(key, h);
+      change.added.push(tuple);
+    } else if (!h.holders.has(instance)) {
+      change.joined.push(tuple);
+    }
+    const prev = h.holders.get(instance) ?? 0;
+    if (expiry > prev) h.holders.set(instance, expiry);
   }
 
   /** Drop holdings that expired before `nowMs`; returns the tuples nobody holds any more. */

@@ -181,6 +181,30 @@ describe('InterestService debounce', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
+  it('a lease names tuples by key: a held one is kept, a new one is watched and quoted; a lease with a bad key is rejected whole', async () => {
+    const held = tuples[0];
+    const fresh = { ...tuples[1], amount: String(BigInt(tuples[1].amount) + 7n) };
+    const lease = (keys: string[]): Buffer => encodeQuoteInterest({ op: 'lease', instance: 'i2', keys, ttlMs: 15_000 });
+    const rejected0 = svc.stats().rejected;
+    const tuples0 = svc.stats().tuples;
+    // one bad key among good ones: nothing of the record applies (the new tuple is not watched)
+    await writer.append(TOPICS.quoteInterest, [{ key: 'i2', value: lease([tupleKey(held), tupleKey(fresh), 'not:a:tuple:in']) }]);
+    await waitFor(() => svc.stats().rejected === rejected0 + 1, 5_000, 'the bad lease rejected', 5);
+    expect(svc.stats().tuples).toBe(tuples0);
+    expect(watchedTuples().has(tupleKey(fresh))).toBe(false);
+    // the same lease without it: the held tuple stays as it is, the new one gets its first quote
+    const before = (await quotes()).length;
+    await writer.append(TOPICS.quoteInterest, [{ key: 'i2', value: lease([tupleKey(held), tupleKey(fresh)]) }]);
+    await waitFor(async () => (await quotes()).slice(before).some((r) => r.key === tupleKey(fresh)), 10_000, 'the new tuple quoted', 10);
+    expect(svc.stats().tuples).toBe(tuples0 + 1);
+    expect(svc.stats().rejected).toBe(rejected0 + 1);
+    // held by i2 now too: announced again, its current quote published for the instance that joined
+    expect((await quotes()).slice(before).some((r) => r.key === tupleKey(held))).toBe(true);
+    await writer.append(TOPICS.quoteInterest, [{ key: tupleKey(fresh), value: encodeQuoteInterest({ op: 'remove', instance: 'i2', tuple: fresh }) }]);
+    await waitFor(() => !watchedTuples().has(tupleKey(fresh)), 5_000, 'the new tuple removed', 5);
+    await settled();
+  });
+
   it('a burst of updates is one replay per tuple, published DEBOUNCE_MS after its first append at the soonest', async () => {
     const appendedAt = async (offset: string): Promise<number> => (await log.read(TOPICS.poolUpdates, { '0': offset }, 1))[0].timestamp;
     // four appends about 5 ms apart: a burst within one debounce window. On a machine so loaded

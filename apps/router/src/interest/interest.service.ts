@@ -300,6 +300,7 @@ export class InterestService {
   /** the aggregator fee the pushed amounts include, as the REST quote's (null: none) */
   private readonly fee: FeeSchedule | null;
   private readonly registry = new InterestRegistry();
+  private readonly heldKey = (key: string): boolean => this.registry.has(key);
   private readonly watched = new Map<string, Watched>();
   /** pool address → the tuples whose current route uses it */
   private readonly byRoutePool = new Map<string, Set<Watched>>();
@@ -473,7 +474,8 @@ export class InterestService {
     for (const r of records) {
       if (r.timestamp < now - DEFAULT_INTEREST_TTL_MS) stale = true;
       try {
-        this.registry.apply(decodeQuoteInterest(r.value), r.timestamp, change);
+        // a lease's keys held already are valid: only the others are validated
+        this.registry.apply(decodeQuoteInterest(r.value, this.heldKey), r.timestamp, change);
       } catch (e) {
         if (!(e instanceof ContractError)) throw e;
         this.counters.rejected++;
