@@ -2,17 +2,18 @@
  * StreamService on a real embedded log: what it does with the quotes-changed records it reads.
  * A record of a held tuple is decoded and pushed; a malformed one, or one whose key is not its
  * tuple, is rejected and counted, and the records after it still arrive; a record of a tuple no
- * client of this instance holds is skipped without being decoded.
+ * client of this instance holds is skipped without being decoded. And the leases it writes: every
+ * held tuple once, by key, in records a router decodes.
  */
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { Logger } from '@nestjs/common';
-import { encodeQuotesChanged, tupleKey, type QuotesChanged, type QuoteTuple } from '../../../libs/contracts/src/stream';
+import { decodeQuoteInterest, encodeQuotesChanged, tupleKey, type QuotesChanged, type QuoteTuple } from '../../../libs/contracts/src/stream';
 import { TOPICS } from '../../../libs/contracts/src/topics';
 import { EmbeddedLog } from '../../../libs/log/src/embedded/embedded-log';
 import type { StreamConnection } from './hub';
-import { StreamService } from './stream.service';
+import { LEASE_CHUNK, LEASE_TTL_MS, StreamService } from './stream.service';
 
 const SOL = 'So11111111111111111111111111111111111111112';
 const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
@@ -82,6 +83,31 @@ describe('StreamService reading quotes-changed', () => {
       expect.stringMatching(/unsupported schema version 99/),
       expect.stringMatching(/malformed record: tuple/),
     ]);
+  });
+
+  it('leases every tuple its clients hold, by key, in records of at most LEASE_CHUNK that a router reads back', async () => {
+    const many = Array.from({ length: LEASE_CHUNK + 3 }, (_, i) => ({ ...held, amount: String(2000 + i) }));
+    // at most 256 subscriptions per connection: three connections; the last also holds the first tuple, leased once
+    svc.hub.subscribe(conn, many.slice(0, 200));
+    const more = [new Conn(), new Conn()];
+    for (const c of more) svc.hub.connect(c);
+    svc.hub.subscribe(more[0], many.slice(200, 400));
+    svc.hub.subscribe(more[1], [...many.slice(400), held]);
+    const leases = async () =>
+      (await log.read(TOPICS.quoteInterest, 'beginning', 100_000)).map((r) => ({ key: r.key, i: decodeQuoteInterest(r.value) })).filter((r) => r.i.op === 'lease');
+    svc.renewLease();
+    let got: Awaited<ReturnType<typeof leases>> = [];
+    for (let i = 0; i < 200 && got.length < 2; i++) {
+      await new Promise((r) => setTimeout(r, 10));
+      got = await leases();
+    }
+    expect(got.map((r) => r.key)).toEqual([svc.instance, svc.instance]);
+    expect(got.map(({ i }) => (i.op === 'lease' ? [i.instance, i.keys.length, i.ttlMs] : i.op))).toEqual([
+      [svc.instance, LEASE_CHUNK, LEASE_TTL_MS],
+      [svc.instance, many.length + 1 - LEASE_CHUNK, LEASE_TTL_MS],
+    ]);
+    const keys = got.flatMap(({ i }) => (i.op === 'lease' ? i.keys : []));
+    expect(keys.sort()).toEqual([held, ...many].map(tupleKey).sort());
   });
 
   it('starts decoding a tuple once a client holds it', async () => {
