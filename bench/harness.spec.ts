@@ -1,4 +1,4 @@
-import { mergeBenchmarks, renderMarkdown, type BenchSection } from './harness';
+import { machineLine, mergeBenchmarks, renderMarkdown, type BenchSection } from './harness';
 
 const section = (title: string, value: string): BenchSection => ({ title, description: `${title} described`, rows: [{ metric: 'm', value }] });
 
@@ -30,6 +30,20 @@ describe('mergeBenchmarks (a partial npm run bench)', () => {
     expect(thrice).not.toContain('2026-11-20');
     expect(thrice).toContain('Produced by `npm run bench` on 2026-11-01.');
     expect(thrice.match(/^## /gm)).toHaveLength(3);
+  });
+
+  it('keeps the machine of the file in its header; a partial run on another machine names its own, and keeps naming it', () => {
+    const other = 'Node v0.0.1, 1 cores (Another CPU), 1 GiB, linux x64';
+    const elsewhere = full.replace(/^Machine: .*?\. Figures/m, `Machine: ${other}. Figures`);
+    expect(elsewhere).toContain(`Machine: ${other}. Figures`);
+    const once = mergeBenchmarks(elsewhere, 'npm run bench -- quote stream', [section('Quote latency', '20'), section('Live stream', '30')], '2026-11-20');
+    expect(once).toContain(`Machine: ${other}. Figures`);
+    expect(once).toContain(`Sections refreshed on 2026-11-20 by \`npm run bench -- quote stream\` on another machine (${machineLine()}): Quote latency; Live stream.`);
+    const twice = mergeBenchmarks(once, 'npm run bench -- stream', [section('Live stream', '300')], '2026-11-25');
+    expect(twice).toContain(`Sections refreshed on 2026-11-20 by \`npm run bench -- quote stream\` on another machine (${machineLine()}): Quote latency.`);
+    expect(twice).toContain(`Machine: ${other}. Figures`);
+    // on the file's own machine a line names none
+    expect(mergeBenchmarks(full, 'npm run bench -- stream', [section('Live stream', '3')], '2026-11-20')).toContain('Sections refreshed on 2026-11-20 by `npm run bench -- stream`: Live stream.');
   });
 
   it('appends a section the file did not have, and claims no full run the file does not record', () => {

@@ -60,10 +60,10 @@ export function fmtPct(share: number, digits = 0): string {
 }
 
 /** the file's head: its title, the line of the full run it comes from (null: none recorded), the machine */
-function renderHead(produced: string | null): string[] {
+function renderHead(produced: string | null, machine = machineLine()): string[] {
   const out = ['# Benchmarks', ''];
   if (produced !== null) out.push(produced, '');
-  out.push(`Machine: ${machineLine()}. Figures are from one run: expect a few percent of noise on throughputs, tens of percent on latency medians and far more on tails (eight runs of one version of the code in one session, the live stream with the quote work on the main thread: median 68 to 94 ms, p99 427 to 1,290 ms, pushes over 150 ms 11% to 25%; sixteen runs of the all-in-one with a quote worker in another session: median 69 to 76 ms, p99 249 to 664 ms, pushes over 150 ms 4.4% to 15.0%).`, '');
+  out.push(`Machine: ${machine}. Figures are from one run: expect a few percent of noise on throughputs, tens of percent on latency medians and far more on tails (eight runs of one version of the code in one session, the live stream with the quote work on the main thread: median 68 to 94 ms, p99 427 to 1,290 ms, pushes over 150 ms 11% to 25%; sixteen runs of the all-in-one with a quote worker in another session: median 69 to 76 ms, p99 249 to 664 ms, pushes over 150 ms 4.4% to 15.0%).`, '');
   return out;
 }
 
@@ -99,7 +99,8 @@ function readSections(markdown: string): StoredSection[] {
 }
 
 const PRODUCED = /^Produced by `[^`]+` on \S+\.$/;
-const REFRESHED = /^Sections refreshed on (\S+) by `([^`]+)`: (.*)\.$/;
+const REFRESHED = /^Sections refreshed on (\S+) by `([^`]+)`( on another machine \([^:]*\))?: (.*)\.$/;
+const MACHINE = /^Machine: (.*?)\. Figures are from one run/;
 
 /**
  * BENCHMARKS.md after a run of some suites (`command`, which measured `fresh`): the other
@@ -116,17 +117,21 @@ export function mergeBenchmarks(existing: string, command: string, fresh: BenchS
   const firstSection = existing.indexOf('\n## ');
   const head = (firstSection < 0 ? existing : existing.slice(0, firstSection)).split('\n');
   const produced = head.find((l) => PRODUCED.test(l));
+  // the machine the file's figures come from stays in the header; a partial run on another one
+  // names its own in its line
+  const machine = head.map((l) => MACHINE.exec(l)?.[1]).find((m) => m !== undefined) ?? machineLine();
+  const here = machineLine() === machine ? '' : ` on another machine (${machineLine()})`;
   // the earlier partial runs, without the sections this one refreshed
   const earlier: string[] = [];
   for (const line of head) {
     const m = REFRESHED.exec(line);
     if (!m) continue;
-    const titles = m[3].split('; ').filter((t) => !byTitle.has(t));
-    if (titles.length > 0) earlier.push(`Sections refreshed on ${m[1]} by \`${m[2]}\`: ${titles.join('; ')}.`);
+    const titles = m[4].split('; ').filter((t) => !byTitle.has(t));
+    if (titles.length > 0) earlier.push(`Sections refreshed on ${m[1]} by \`${m[2]}\`${m[3] ?? ''}: ${titles.join('; ')}.`);
   }
   // (no line of a full run yet: none is claimed)
-  const header = renderHead(produced ?? null).join('\n').trimEnd();
-  const refreshed = [...earlier, `Sections refreshed on ${date} by \`${command}\`: ${[...byTitle.keys()].join('; ')}.`];
+  const header = renderHead(produced ?? null, machine).join('\n').trimEnd();
+  const refreshed = [...earlier, `Sections refreshed on ${date} by \`${command}\`${here}: ${[...byTitle.keys()].join('; ')}.`];
   return `${header}\n\n${refreshed.join('\n\n')}\n\n${merged.map((s) => s.text.trimEnd()).join('\n\n')}\n`;
 }
 

@@ -21,6 +21,7 @@ export const SUITES: Record<string, string> = {
   routing: './routing-quality.bench',
   price: './price.bench',
   stream: './stream.bench',
+  interest: './interest.bench',
   'stream-window': './stream-window.bench',
   'stream-rates': './stream-rates.bench',
   swap: './swap.bench',
