@@ -58,30 +58,24 @@ export class InterestRegistry {
     // already needs no tuple; another one is read back into its fields
     for (const key of i.keys) {
       const h = this.held.get(key);
-      const prev = h?.holders.get(i.instance);
-      if (prev !== undefined) {
-        if (expiry > prev) h!.holders.set(i.instance, expiry);
-        continue;
-      }
-      const tuple = h?.tuple ?? tupleOfKey(key);
+      const tuple = h !== undefined ? h.tuple : tupleOfKey(key);
       if (tuple === null) throw new Error(`lease key ${key} names no tuple (a lease must come from decodeQuoteInterest)`);
-      this.hold(key, tuple, i.instance, expiry, change);
+      this.hold(key, tuple, i.instance, expiry, change, h);
     }
     return change;
   }
 
-  /** `instance` holds the tuple until `expiry` at least */
-  private hold(key: string, tuple: QuoteTuple, instance: string, expiry: number, change: InterestChange): void {
-    let h = this.held.get(key);
-    if (!h) {
+  /** `instance` holds the tuple until `expiry` at least (`h`: its entry, when the caller looked it up) */
+  private hold(key: string, tuple: QuoteTuple, instance: string, expiry: number, change: InterestChange, h = this.held.get(key)): void {
+    const created = h === undefined;
+    if (h === undefined) {
       h = { tuple, holders: new Map() };
       this.held.set(key, h);
       change.added.push(tuple);
-    } else if (!h.holders.has(instance)) {
-      change.joined.push(tuple);
     }
-    const prev = h.holders.get(instance) ?? 0;
-    if (expiry > prev) h.holders.set(instance, expiry);
+    const prev = h.holders.get(instance);
+    if (prev === undefined && !created) change.joined.push(tuple);
+    if (expiry > (prev ?? 0)) h.holders.set(instance, expiry);
   }
 
   /** Drop holdings that expired before `nowMs`; returns the tuples nobody holds any more. */
