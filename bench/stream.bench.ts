@@ -355,7 +355,7 @@ export async function run(deployment: Deployment, updatesPerSecond = UPDATES_PER
   const windows = new Map<number, { n: number; last: number }>();
   let unmatched = 0;
   // the pushes over 150 ms, classified below by what they were
-  const lateOnes: Array<{ at: number; by: PushKind; window?: number }> = [];
+  const lateOnes: Array<{ at: number; by: PushKind; window?: number; received: number }> = [];
   // every measured push's latency in two: change → computed by the router, computed → received by the client
   const toComputed: number[] = [];
   const afterComputed: number[] = [];
@@ -382,7 +382,7 @@ export async function run(deployment: Deployment, updatesPerSecond = UPDATES_PER
     toComputed.push(c.computed - c.at);
     afterComputed.push(r.receipts[i + 2] - c.computed);
     if (r.receipts[i + 2] - c.at > 150) {
-      lateOnes.push(c);
+      lateOnes.push({ ...c, received: r.receipts[i + 2] });
       lateToComputed.push(c.computed - c.at);
       lateAfterComputed.push(r.receipts[i + 2] - c.computed);
     }
@@ -404,6 +404,11 @@ export async function run(deployment: Deployment, updatesPerSecond = UPDATES_PER
     else lateIn[c.by]++;
   }
   const bigWindows = [...windows.values()].filter((w) => w.n > BIG_WINDOW);
+  // the late pushes that a mark-compact's pause of one of the router's threads held up: one came
+  // between the change and the receipt (the main thread appends every quote; a quote worker
+  // computes its tuples' quotes)
+  const majorPauses = [collections.main, ...collections.workers].flatMap((c) => c.majorPauses);
+  const heldByMajor = lateOnes.filter((c) => majorPauses.some(([from, to]) => from < c.received && to > c.at)).length;
   const share = (n: number): string => fmtPct(n / Math.max(1, lateOnes.length));
   // when the late pushes' changes were appended, by stretches of BURST_MS of the measured run
   const stretches = new Array<number>(Math.ceil((RUN_SECONDS * 1000) / BURST_MS)).fill(0);
@@ -525,7 +530,10 @@ export async function run(deployment: Deployment, updatesPerSecond = UPDATES_PER
       {
         metric: 'the pushes over 150 ms',
         value: `${share(lateIn.big)} replays of windows of more than ${BIG_WINDOW.toLocaleString('en-US')}, ${share(lateIn.replay)} other replays, ${share(lateIn.check)} route switches, ${share(lateIn.search)} background searches`,
-        notes: `of ${lateOnes.length.toLocaleString('en-US')} pushes over 150 ms. ${burstNote}${bigWindows.length} windows had more than ${BIG_WINDOW.toLocaleString('en-US')} replays (${fmtPct(bigWindows.reduce((a, w) => a + w.n, 0) / Math.max(1, causal.length))} of all pushes): a pool on that many subscribed routes changed, and its window's replays run one after the other on the thread doing the quote work`,
+        notes:
+          `of ${lateOnes.length.toLocaleString('en-US')} pushes over 150 ms. ${burstNote}` +
+          `${share(heldByMajor)} of them were waiting when one of the router's ${majorPauses.length} mark-compacts of the run paused its thread${majorPauses.length > 0 ? ` (pauses of ${majorPauses.map(([from, to]) => fmtMs(to - from)).join(', ')})` : ''}. ` +
+          `${bigWindows.length} windows had more than ${BIG_WINDOW.toLocaleString('en-US')} replays (${fmtPct(bigWindows.reduce((a, w) => a + w.n, 0) / Math.max(1, causal.length))} of all pushes): a pool on that many subscribed routes changed, and its window's replays run one after the other on the thread doing the quote work`,
       },
       {
         metric: 'pool change → computed by the router, computed → receipt (p50 / p99)',
