@@ -18,5 +18,6 @@ COPY --from=build /app/dist ./dist
 COPY package.json ./
 ARG APP=all-in-one
 ENV APP=${APP}
-# --max-semi-space-size: see "Node settings" in the README
-CMD ["sh", "-c", "exec node --max-semi-space-size=64 dist/apps/${APP}/src/main.js"]
+# --max-semi-space-size, and --initial-old-space-size for the apps that run the router: see
+# "Node settings" in the README
+CMD ["sh", "-c", "case \"$APP\" in router|all-in-one) OLD=--initial-old-space-size=256 ;; *) OLD= ;; esac; exec node --max-semi-space-size=64 $OLD dist/apps/${APP}/src/main.js"]

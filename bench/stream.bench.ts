@@ -183,7 +183,8 @@ async function startStreamApp(dir: string): Promise<{ url: string; child: ChildP
   const register = path.join(__dirname, '..', 'test', 'support', 'ts-register.js');
   const main = path.join(__dirname, '..', 'apps', 'stream', 'src', 'main.ts');
   const probe = path.join(__dirname, 'heap-probe.ts');
-  // the heap settings this process runs with (npm run bench: those of the apps' start scripts)
+  // the young generation this process runs with (npm run bench: the start scripts'); like
+  // `npm run start:stream`, no floor for the old generation (the router's start scripts set one)
   const heapFlags = process.execArgv.filter((a) => a.startsWith('--max-semi-space-size'));
   for (let attempt = 0; ; attempt++) {
     const port = 20_000 + Math.floor(Math.random() * 30_000);
