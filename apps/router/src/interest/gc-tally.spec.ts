@@ -3,12 +3,22 @@ import * as v8 from 'v8';
 import * as vm from 'vm';
 import { GcTally } from './gc-tally';
 
-/** a full (mark-compact) collection now: through gc() when the process exposes it, else V8's flag set at run time */
+/**
+ * a full (mark-compact) collection now: through gc() when the process exposes it, else through
+ * the gc() of a context made while V8's flag is set for a moment (contexts made later, such as
+ * the other test files', do not get it)
+ */
 function fullCollection(): void {
   const exposed = (global as { gc?: () => void }).gc;
   if (exposed) return exposed();
   v8.setFlagsFromString('--expose-gc');
-  (vm.runInNewContext('gc') as () => void)();
+  let gc: () => void;
+  try {
+    gc = vm.runInNewContext('gc') as () => void;
+  } finally {
+    v8.setFlagsFromString('--no-expose-gc');
+  }
+  gc();
 }
 
 describe('GcTally', () => {
