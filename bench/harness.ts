@@ -119,8 +119,9 @@ export function mergeBenchmarks(existing: string, command: string, fresh: BenchS
   const produced = head.find((l) => PRODUCED.test(l));
   // the machine the file's figures come from stays in the header; a partial run on another one
   // names its own in its line
-  const machine = head.map((l) => MACHINE.exec(l)?.[1]).find((m) => m !== undefined) ?? machineLine();
-  const here = machineLine() === machine ? '' : ` on another machine (${machineLine()})`;
+  const current = machineLine();
+  const machine = head.map((l) => MACHINE.exec(l)?.[1]).find((m) => m !== undefined) ?? current;
+  const here = current === machine ? '' : ` on another machine (${current})`;
   // the earlier partial runs, without the sections this one refreshed
   const earlier: string[] = [];
   for (const line of head) {

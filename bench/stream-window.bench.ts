@@ -68,7 +68,8 @@ export async function bench(): Promise<BenchSection[]> {
     );
   }
   // held as a stream instance holds its clients' tuples: leased again every LEASE_INTERVAL_MS
-  const leasing = setInterval(() => void writer.append(TOPICS.quoteInterest, leaseMessages('bench', tuples.map(tupleKey))), LEASE_INTERVAL_MS);
+  const keys = tuples.map(tupleKey);
+  const leasing = setInterval(() => void writer.append(TOPICS.quoteInterest, leaseMessages('bench', keys)), LEASE_INTERVAL_MS);
   while (internals.watched.size < TUPLES) await pause(50);
   await waitIdle(120_000);
 
