@@ -66,6 +66,7 @@ import { aggregatorFeeOf, betterNet, charge, feeBpsFor, findBestNetRoute, type F
 import { impactBps, quoteFields } from './quote-fields';
 import { NO_PATHS, PathEstimates, PoolStamps, type EstimablePath } from './path-estimates';
 import { planReplay, PoolGoneError, replayQuote, replayRoute, type ReplayMemo, type ReplayPlan, type RouteQuote } from './route-replay';
+import { PathInterner } from './path-interner';
 import { candidatePathsOn, fromWire, searchRoute, type Found, type FoundPath, type RouteSearcher } from './route-searcher';
 import { TupleQueue } from './tuple-queue';
 
@@ -146,8 +147,8 @@ class CandidatePath {
   /** why it failed on them (set and cleared with failedOn) */
   failedFor: QuoteFailure | undefined = undefined;
   constructor(
-    readonly pools: string[],
-    readonly mints: string[],
+    readonly pools: readonly string[],
+    readonly mints: readonly string[],
   ) {}
 }
 
@@ -252,9 +253,12 @@ function lossOf(mode: SwapMode, before: Amounts | undefined, after: Amounts): nu
   return b > 0 ? (Number(after.amountIn) - b) / b : 0;
 }
 
-/** a tuple's candidate paths for these paths found by a search (see CandidatePath) */
-function candidatesOf(found: readonly FoundPath[]): CandidatePath[] {
-  return found.map((c) => new CandidatePath(c.pools, c.mints));
+/** a tuple's candidate paths for these paths found by a search (see CandidatePath), their lists shared through `lists` */
+function candidatesOf(found: readonly FoundPath[], lists: PathInterner): CandidatePath[] {
+  return found.map((c) => {
+    const l = lists.intern(c.pools, c.mints);
+    return new CandidatePath(l.pools, l.mints);
+  });
 }
 
 /** the quote did not lose from `before` to `after` (both are quotes, not errors) */
@@ -365,6 +369,8 @@ export class InterestService {
   prewarmWindows = true;
   /** a stamp per pool on a watched path, bumped by each change of it: what the paths' estimates test (see PathEstimates) */
   private readonly poolStamps = new PoolStamps(() => this.projections.projection);
+  /** the candidate paths' address lists, one copy per path shared by the tuples that keep it */
+  private readonly pathLists = new PathInterner();
   /** the current pool at an address (what replays read) */
   private readonly poolLookup = (address: string): Pool | undefined => this.projections.projection.pool(address);
   private additions = -1;
@@ -1066,13 +1072,13 @@ export class InterestService {
     const at = Date.now();
     // the candidate paths are those of the search's own first step
     const found = searchRoute(this.projections.projection, this.request(w), MAX_CANDIDATES, this.fee);
-    this.searched(w, at, candidatesOf(found.cands));
+    this.searched(w, at, candidatesOf(found.cands, this.pathLists));
     return this.adopt(w, found.route, found.error);
   }
 
   /** the tuple's candidate paths on the current pools (the route search's first step), at most MAX_CANDIDATES */
   private candidatePaths(w: Watched): CandidatePath[] {
-    return candidatesOf(candidatePathsOn(this.projections.projection, this.request(w), MAX_CANDIDATES));
+    return candidatesOf(candidatePathsOn(this.projections.projection, this.request(w), MAX_CANDIDATES), this.pathLists);
   }
 
   /** these become the tuple's candidate paths, with their own estimates (not yet indexed) */
@@ -1207,7 +1213,7 @@ export class InterestService {
     // the searcher's route does not carry the amount on these pools, nor does the one in place:
     // the search this thread would run says why, and what does
     if (route === undefined && a.found.route !== undefined) return this.search(w);
-    this.searched(w, a.at, candidatesOf(a.found.cands));
+    this.searched(w, a.at, candidatesOf(a.found.cands, this.pathLists));
     return this.adopt(w, route, a.found.error ?? 'no route found');
   }
 
@@ -1252,7 +1258,7 @@ export class InterestService {
     const routeBefore = w.routeEst;
     if (route) {
       w.plan = planReplay(route);
-      w.routeEst = w.plan.single ? this.estimates(w, [{ pools: route.hops.map((h) => h.pool.address), mints: [route.inputMint, ...route.hops.map((h) => h.outputMint)] }]) : undefined;
+      w.routeEst = w.plan.single ? this.estimates(w, [this.pathLists.intern(route.hops.map((h) => h.pool.address), [route.inputMint, ...route.hops.map((h) => h.outputMint)])]) : undefined;
       q = this.quote(w, route.amountIn, route.amountOut, quoteFields(route, w.plan.single));
     } else {
       w.plan = undefined;

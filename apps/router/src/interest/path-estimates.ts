@@ -131,7 +131,8 @@ export class PathEstimates {
    */
   private readonly nums: number[];
   private readonly atBase: number;
-  private readonly mints: ReadonlyArray<readonly string[]>;
+  /** the paths as given (read for their mints only; the caller does not change them after) */
+  private readonly paths: readonly EstimablePath[];
   readonly count: number;
   private released = false;
 
@@ -148,7 +149,7 @@ export class PathEstimates {
     this.atBase = count + 2 * hops;
     this.ints = new Array<number>(this.atBase + 2 * count).fill(0);
     this.nums = new Array<number>(count + count + hops).fill(NaN);
-    this.mints = paths.map((p) => p.mints);
+    this.paths = paths;
     let at = 0;
     let amountsAt = count;
     for (let i = 0; i < count; i++) {
@@ -214,7 +215,7 @@ export class PathEstimates {
     const nums = this.nums;
     if (from === n) return nums[i];
     const base = ints[this.atBase + 2 * i + 1];
-    const mints = this.mints[i];
+    const mints = this.paths[i].mints;
     for (let k = from; k < n; k++) {
       const h = exactIn ? k : n - 1 - k;
       const id = ints[at + 1 + 2 * h];

@@ -969,7 +969,7 @@ function layered(
  * ExactOut: backwards from the requested output, each hop's exact input is the previous hop's
  * required output. Throws PoolQuoteError when a hop cannot fill.
  */
-export function evaluatePath(path: Pick<CandidatePath, 'pools' | 'mints'>, mode: SwapMode, amount: bigint): Route {
+export function evaluatePath(path: { readonly pools: readonly Pool[]; readonly mints: readonly string[] }, mode: SwapMode, amount: bigint): Route {
   const n = path.pools.length;
   const quotes: HopQuote[] = new Array(n);
   const given: bigint[] = new Array(n);
