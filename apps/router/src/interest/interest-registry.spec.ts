@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { MINTS } from '../../../../libs/solana/src/programs';
 import { tupleKey, type QuoteTuple } from '../../../../libs/contracts/src/stream';
 import { InterestRegistry, MAX_INTEREST_TTL_MS } from './interest-registry';
@@ -58,5 +59,84 @@ describe('InterestRegistry', () => {
     r.apply({ op: 'lease', instance: 'a', keys: [tupleKey(t('1'))], ttlMs: 3_600_000 }, 0);
     expect(r.expire(MAX_INTEREST_TTL_MS)).toEqual([]);
     expect(r.expire(MAX_INTEREST_TTL_MS + 1)).toEqual([t('1')]);
+  });
+
+  it('a holder that let go of the first place and holds again is counted once', () => {
+    const r = new InterestRegistry(15_000);
+    r.apply({ op: 'add', instance: 'a', tuple: t('1') }, 0);
+    r.apply({ op: 'add', instance: 'b', tuple: t('1') }, 0);
+    r.apply({ op: 'remove', instance: 'a', tuple: t('1') }, 1);
+    // b renews its holding while the first holder's place is free
+    expect(r.apply({ op: 'add', instance: 'b', tuple: t('1') }, 2)).toEqual({ added: [], removed: [], joined: [] });
+    expect(r.apply({ op: 'remove', instance: 'b', tuple: t('1') }, 3).removed).toEqual([t('1')]);
+    expect(r.size).toBe(0);
+  });
+
+  it('agrees with a plain model (a map of holders per tuple) over any sequence of records and expiries', () => {
+    // `dt`: the time since the previous record or expiry (the log's append times move forwards)
+    type Op = { kind: 'add' | 'remove' | 'lease'; instance: string; amounts: string[]; dt: number; ttl: number } | { kind: 'expire'; dt: number };
+    const instance = fc.constantFrom('a', 'b');
+    const amounts = fc.uniqueArray(fc.constantFrom('1', '2'), { minLength: 1, maxLength: 2 });
+    // expiries are rarer than records, so holdings live long enough to be shared, let go and taken again
+    const op: fc.Arbitrary<Op> = fc.oneof(
+      { arbitrary: fc.record({ kind: fc.constantFrom('add' as const, 'remove' as const, 'lease' as const), instance, amounts, dt: fc.integer({ min: 0, max: 8 }), ttl: fc.integer({ min: 1, max: 60 }) }), weight: 6 },
+      { arbitrary: fc.record({ kind: fc.constant('expire' as const), dt: fc.integer({ min: 0, max: 8 }) }), weight: 1 },
+    );
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 60 }), (ops) => {
+        const r = new InterestRegistry(20);
+        const model = new Map<string, Map<string, number>>();
+        const sorted = (ts: QuoteTuple[]): string[] => ts.map(tupleKey).sort();
+        let now = 0;
+        for (const o of ops) {
+          now += o.dt;
+          const at = now;
+          if (o.kind === 'expire') {
+            const gone: string[] = [];
+            for (const [key, holders] of model) {
+              for (const [i, until] of holders) if (until < at) holders.delete(i);
+              if (holders.size === 0) {
+                model.delete(key);
+                gone.push(key);
+              }
+            }
+            expect(sorted(r.expire(at))).toEqual(gone.sort());
+            continue;
+          }
+          const want = { added: [] as string[], removed: [] as string[], joined: [] as string[] };
+          let got;
+          if (o.kind === 'lease') {
+            const keys = o.amounts.map((a) => tupleKey(t(a)));
+            got = r.apply({ op: 'lease', instance: o.instance, keys, ttlMs: o.ttl }, at);
+          } else {
+            got = { added: [] as QuoteTuple[], removed: [] as QuoteTuple[], joined: [] as QuoteTuple[] };
+            for (const a of o.amounts) r.apply({ op: o.kind, instance: o.instance, tuple: t(a) }, at, got);
+          }
+          for (const a of o.amounts) {
+            const key = tupleKey(t(a));
+            const holders = model.get(key);
+            if (o.kind === 'remove') {
+              if (holders?.delete(o.instance) && holders.size === 0) {
+                model.delete(key);
+                want.removed.push(key);
+              }
+              continue;
+            }
+            const until = at + (o.kind === 'lease' ? Math.min(o.ttl, MAX_INTEREST_TTL_MS) : 20);
+            if (holders === undefined) {
+              model.set(key, new Map([[o.instance, until]]));
+              want.added.push(key);
+              continue;
+            }
+            const prev = holders.get(o.instance);
+            if (prev === undefined) want.joined.push(key);
+            if (until > (prev ?? 0)) holders.set(o.instance, until);
+          }
+          expect({ added: sorted(got.added), removed: sorted(got.removed), joined: sorted(got.joined) }).toEqual({ added: want.added.sort(), removed: want.removed.sort(), joined: want.joined.sort() });
+          expect(sorted(r.tuples())).toEqual([...model.keys()].sort());
+        }
+      }),
+      { numRuns: 1000 },
+    );
   });
 });

@@ -27,14 +27,59 @@ export interface InterestChange {
   joined: QuoteTuple[];
 }
 
+/**
+ * A held tuple and its holders with their expiries (ms). Nearly every tuple has one holder (one
+ * stream instance, or one behind a load balancer): it is kept in the entry itself, and a map is
+ * made only for the others, so 10,000 tuples are 10,000 small objects, not also 10,000 maps.
+ */
 interface Held {
   tuple: QuoteTuple;
-  /** instance → expiry (ms) */
-  holders: Map<string, number>;
+  /** the first holder ('' once it let go while others hold) and its expiry */
+  instance: string;
+  until: number;
+  /** the other holders, instance → expiry; undefined while there are none */
+  others: Map<string, number> | undefined;
 }
+
+/** the holder's expiry, undefined when it does not hold the tuple */
+function expiryOf(h: Held, instance: string): number | undefined {
+  if (h.instance === instance) return h.until;
+  return h.others?.get(instance);
+}
+
+function setExpiry(h: Held, instance: string, until: number): void {
+  if (h.instance === instance) h.until = until;
+  else if (h.others !== undefined && h.others.has(instance)) h.others.set(instance, until);
+  else if (h.instance === '') {
+    // the entry's own slot is free: a new holder takes it
+    h.instance = instance;
+    h.until = until;
+  } else (h.others ??= new Map()).set(instance, until);
+}
+
+/** the holder lets go; false when it did not hold the tuple */
+function letGo(h: Held, instance: string): boolean {
+  if (h.instance === instance) {
+    h.instance = '';
+    return true;
+  }
+  return h.others?.delete(instance) ?? false;
+}
+
+function heldByNone(h: Held): boolean {
+  return h.instance === '' && (h.others === undefined || h.others.size === 0);
+}
+
+/** at most this many distinct strings are interned (stream instances, mints); then the table starts over */
+const INTERN_LIMIT = 4096;
 
 export class InterestRegistry {
   private readonly held = new Map<string, Held>();
+  /**
+   * one copy of each instance id and mint the holdings keep: every record parsed or key split
+   * makes new strings, which a held tuple would otherwise keep one copy of each for its life
+   */
+  private readonly strings = new Map<string, string>();
 
   constructor(private readonly defaultTtlMs = DEFAULT_INTEREST_TTL_MS) {}
 
@@ -43,7 +88,7 @@ export class InterestRegistry {
     if (i.op === 'remove') {
       const key = tupleKey(i.tuple);
       const h = this.held.get(key);
-      if (h && h.holders.delete(i.instance) && h.holders.size === 0) {
+      if (h && letGo(h, i.instance) && heldByNone(h)) {
         this.held.delete(key);
         change.removed.push(h.tuple);
       }
@@ -69,21 +114,35 @@ export class InterestRegistry {
   private hold(key: string, tuple: QuoteTuple, instance: string, expiry: number, change: InterestChange, h = this.held.get(key)): void {
     const created = h === undefined;
     if (h === undefined) {
-      h = { tuple, holders: new Map() };
+      const kept: QuoteTuple = { in: this.intern(tuple.in), out: this.intern(tuple.out), amount: tuple.amount, exactIn: tuple.exactIn };
+      h = { tuple: kept, instance: '', until: 0, others: undefined };
       this.held.set(key, h);
-      change.added.push(tuple);
+      change.added.push(kept);
     }
-    const prev = h.holders.get(instance);
-    if (prev === undefined && !created) change.joined.push(tuple);
-    if (expiry > (prev ?? 0)) h.holders.set(instance, expiry);
+    const prev = expiryOf(h, instance);
+    if (prev === undefined && !created) change.joined.push(h.tuple);
+    if (expiry > (prev ?? 0)) setExpiry(h, prev === undefined ? this.intern(instance) : instance, expiry);
+  }
+
+  /** the one copy of `s` the holdings keep */
+  private intern(s: string): string {
+    const kept = this.strings.get(s);
+    if (kept !== undefined) return kept;
+    if (this.strings.size >= INTERN_LIMIT) this.strings.clear();
+    this.strings.set(s, s);
+    return s;
   }
 
   /** Drop holdings that expired before `nowMs`; returns the tuples nobody holds any more. */
   expire(nowMs: number): QuoteTuple[] {
     const gone: QuoteTuple[] = [];
     for (const [key, h] of this.held) {
-      for (const [instance, until] of h.holders) if (until < nowMs) h.holders.delete(instance);
-      if (h.holders.size === 0) {
+      if (h.instance !== '' && h.until < nowMs) h.instance = '';
+      if (h.others !== undefined) {
+        for (const [instance, until] of h.others) if (until < nowMs) h.others.delete(instance);
+        if (h.others.size === 0) h.others = undefined;
+      }
+      if (heldByNone(h)) {
         this.held.delete(key);
         gone.push(h.tuple);
       }
