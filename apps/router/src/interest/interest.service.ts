@@ -66,7 +66,7 @@ import { aggregatorFeeOf, betterNet, charge, feeBpsFor, findBestNetRoute, type F
 import { impactBps, quoteFields } from './quote-fields';
 import { NO_PATHS, PathEstimates, PoolStamps, type EstimablePath } from './path-estimates';
 import { planReplay, PoolGoneError, replayQuote, replayRoute, type ReplayMemo, type ReplayPlan, type RouteQuote } from './route-replay';
-import { PathInterner } from './path-interner';
+import { PathInterner, type PathLists } from './path-interner';
 import { candidatePathsOn, fromWire, searchRoute, type Found, type FoundPath, type RouteSearcher } from './route-searcher';
 import { TupleQueue } from './tuple-queue';
 
@@ -1256,9 +1256,12 @@ export class InterestService {
     w.ahead = undefined;
     w.route = route;
     const routeBefore = w.routeEst;
+    // a single path's lists, shared with the tuples that keep the same path
+    let lists: PathLists | undefined;
     if (route) {
       w.plan = planReplay(route);
-      w.routeEst = w.plan.single ? this.estimates(w, [this.pathLists.intern(route.hops.map((h) => h.pool.address), [route.inputMint, ...route.hops.map((h) => h.outputMint)])]) : undefined;
+      lists = w.plan.single ? this.pathLists.intern(route.hops.map((h) => h.pool.address), [route.inputMint, ...route.hops.map((h) => h.outputMint)]) : undefined;
+      w.routeEst = lists !== undefined ? this.estimates(w, [lists]) : undefined;
       q = this.quote(w, route.amountIn, route.amountOut, quoteFields(route, w.plan.single));
     } else {
       w.plan = undefined;
@@ -1280,7 +1283,8 @@ export class InterestService {
       for (let i = 0; i < w.candEst.count; i++) w.candRatio[i] = estimates[i] === estimates[i] ? estimates[i] : 0;
     }
     this.index(this.byRoutePool, w, w.routeDeps, routeDeps);
-    w.routeDeps = [...routeDeps];
+    // a path through distinct pools depends on its pool list as it is
+    w.routeDeps = lists !== undefined && lists.pools.length === routeDeps.size ? lists.pools : [...routeDeps];
     this.indexCandidates(w, routeDeps);
     return q;
   }

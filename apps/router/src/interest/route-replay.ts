@@ -27,20 +27,27 @@ import { hopIdeal } from './quote-fields';
 /** the current pool at an address, undefined when it is no longer routable */
 export type PoolLookup = (address: string) => Pool | undefined;
 
-/** the last quote of each hop of a route (by hop index): the pool object, the amount asked, the answer */
-export type ReplayMemo = Array<{ pool: Pool; amount: bigint; quote: HopQuote } | undefined>;
+/**
+ * the last quote of each hop of a route: hop i's pool object, the amount it was asked and its
+ * answer at 3i, 3i + 1 and 3i + 2 (one flat array per route, no object per hop: the memos of all
+ * watched routes live as long as their tuples, and every object in them is one more for each
+ * major collection to mark)
+ */
+export type ReplayMemo = Array<Pool | bigint | HopQuote | undefined>;
 
 /** hop `i`'s exact quote: the memo's when the same pool object was asked the same amount */
 function hopQuote(memo: ReplayMemo | undefined, i: number, pool: Pool, inputMint: string, amount: bigint, exactIn: boolean): HopQuote {
-  const m = memo?.[i];
-  if (m !== undefined && m.pool === pool && m.amount === amount) return m.quote;
+  const at = 3 * i;
+  if (memo !== undefined && memo[at] === pool && memo[at + 1] === amount) return memo[at + 2] as HopQuote;
   const quote = exactIn ? pool.quoteExactIn(inputMint, amount) : pool.quoteExactOut(inputMint, amount);
-  // the entry is the route's own (a memo is never shared): refreshed in place
-  if (m !== undefined) {
-    m.pool = pool;
-    m.amount = amount;
-    m.quote = quote;
-  } else if (memo) memo[i] = { pool, amount, quote };
+  // the memo is the route's own (never shared): refreshed in place
+  if (memo !== undefined) {
+    // a hop before this one not quoted yet (an ExactOut walk fills the last hop first) is a hole until it is
+    while (memo.length < at) memo.push(undefined);
+    memo[at] = pool;
+    memo[at + 1] = amount;
+    memo[at + 2] = quote;
+  }
   return quote;
 }
 
