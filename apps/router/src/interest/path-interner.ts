@@ -16,26 +16,54 @@ export interface PathLists {
   readonly mints: readonly string[];
 }
 
+/** a step of the table: the paths that go on from here, by their next pool */
+interface Step {
+  next: Map<string, Step> | undefined;
+  /** the lists of the path that ends here */
+  lists: PathLists | undefined;
+}
+
 export class PathInterner {
-  private readonly table = new Map<string, PathLists>();
+  /**
+   * by the mint a path starts from, then by each of its pools in order: a path is found with one
+   * map look-up per hop on strings that are the projection's own (their hashes computed once),
+   * where one key joined from its addresses would be a new string to build and hash every time
+   */
+  private root = new Map<string, Step>();
+  private count = 0;
 
   constructor(private readonly limit = 1 << 16) {}
 
   /** the shared lists of the path `pools` walked from `mints[0]` (those given, the first time) */
   intern(pools: readonly string[], mints: readonly string[]): PathLists {
     // a pool list and the mint it starts from name the path: each hop leaves by its pool's other mint
-    const key = `${mints[0]}>${pools.join('>')}`;
-    const held = this.table.get(key);
+    let step: Step | undefined = this.root.get(mints[0]);
+    if (step === undefined) this.root.set(mints[0], (step = { next: undefined, lists: undefined }));
+    for (let i = 0; i < pools.length; i++) {
+      const next: Map<string, Step> = (step.next ??= new Map());
+      let s: Step | undefined = next.get(pools[i]);
+      if (s === undefined) next.set(pools[i], (s = { next: undefined, lists: undefined }));
+      step = s;
+    }
+    const held = step.lists;
     if (held !== undefined && sameList(held.mints, mints)) return held;
-    if (this.table.size >= this.limit) this.table.clear();
     const lists: PathLists = { pools, mints };
-    this.table.set(key, lists);
+    if (held === undefined) {
+      if (this.count >= this.limit) {
+        // start over (the lists handed out stay valid): the path is held in the new table
+        this.root = new Map();
+        this.count = 0;
+        return this.intern(pools, mints);
+      }
+      this.count++;
+    }
+    step.lists = lists;
     return lists;
   }
 
   /** paths held (for tests and figures) */
   get size(): number {
-    return this.table.size;
+    return this.count;
   }
 }
 
