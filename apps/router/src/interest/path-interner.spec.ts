@@ -39,19 +39,40 @@ describe('PathInterner', () => {
     expect(lists.intern([P1, P2], [SOL, BONK, USDC].slice())).toBe(odd);
   });
 
-  it('forgets everything at its limit, and lists handed out before stay as they were', () => {
+  it('keeps sharing the paths still in use across its turns, and lets go of the others within two', () => {
     const lists = new PathInterner(2);
     const a = lists.intern([P1], [SOL, USDC]);
-    lists.intern([P2], [USDC, BONK]);
+    const b = lists.intern([P2], [USDC, BONK]);
     expect(lists.size).toBe(2);
+    // the third path turns the table: a and b are the older generation now
     const c = lists.intern([P1, P2], [SOL, USDC, BONK]);
     expect(lists.size).toBe(1);
-    expect(a.pools).toEqual([P1]);
-    expect(a.mints).toEqual([SOL, USDC]);
-    expect(lists.intern([P1, P2], [SOL, USDC, BONK].slice())).toBe(c);
-    // a path forgotten is held again from the next lists given
-    const a2 = lists.intern([P1].slice(), [SOL, USDC].slice());
-    expect(a2).not.toBe(a);
-    expect(a2.pools).toEqual(a.pools);
+    // a is in use (a tuple's refresh finds it again): still the same lists, moved to the current generation
+    expect(lists.intern([P1].slice(), [SOL, USDC].slice())).toBe(a);
+    expect(lists.size).toBe(2);
+    // another turn: b, not found again since the last one, is let go; a and c are kept
+    const d = lists.intern([P2, P1], [BONK, USDC, SOL]);
+    expect(lists.intern([P1].slice(), [SOL, USDC].slice())).toBe(a);
+    expect(lists.intern([P1, P2].slice(), [SOL, USDC, BONK].slice())).toBe(c);
+    expect(lists.intern([P2, P1].slice(), [BONK, USDC, SOL].slice())).toBe(d);
+    // two more turns without b: b's lists are let go, and a path built again gets the caller's own
+    lists.intern([P1, P1], [SOL, USDC, SOL]);
+    lists.intern([P2, P2], [USDC, BONK, USDC]);
+    lists.intern([P2, P2, P2], [USDC, BONK, USDC, BONK]);
+    lists.intern([P1, P1, P1], [SOL, USDC, SOL, USDC]);
+    const b2 = lists.intern([P2].slice(), [USDC, BONK].slice());
+    expect(b2).not.toBe(b);
+    expect(b2.pools).toEqual(b.pools);
+    // lists handed out stay as they were
+    expect(b.pools).toEqual([P2]);
+    expect(b.mints).toEqual([USDC, BONK]);
+  });
+
+  it('turns before its current generation passes its limit, however many paths go through it', () => {
+    const lists = new PathInterner(8);
+    for (let i = 0; i < 1000; i++) {
+      lists.intern([`pool${i}`], [SOL, USDC]);
+      expect(lists.size).toBeLessThanOrEqual(8);
+    }
   });
 });

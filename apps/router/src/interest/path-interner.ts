@@ -8,8 +8,8 @@
  * instead of living (and being marked by every major collection) as long as the tuple keeps them.
  *
  * The lists are never written after a search built them (readonly everywhere they are kept), so
- * sharing is safe. The table forgets everything once it holds `limit` paths; lists handed out
- * before stay valid (they are only no longer shared with later ones). Plain TypeScript.
+ * sharing is safe. Lists handed out stay valid whatever the table lets go of (they are only no
+ * longer shared with later ones). Plain TypeScript.
  */
 export interface PathLists {
   readonly pools: readonly string[];
@@ -27,44 +27,62 @@ export class PathInterner {
   /**
    * by the mint a path starts from, then by each of its pools in order: a path is found with one
    * map look-up per hop on strings that are the projection's own (their hashes computed once),
-   * where one key joined from its addresses would be a new string to build and hash every time
+   * where one key joined from its addresses would be a new string to build and hash every time.
+   * Two generations: paths interned since the last turn, and those of the turn before. A path
+   * found only in the older one moves to the current one; at `limit` paths the current one
+   * becomes the older one and the older one is let go. A path still in use is interned again by
+   * the next search or refresh of a tuple that keeps it and stays shared; one no tuple finds any
+   * more is let go within two turns, so the table stays about as large as the paths in use.
    */
-  private root = new Map<string, Step>();
+  private current = new Map<string, Step>();
+  private older = new Map<string, Step>();
   private count = 0;
 
-  constructor(private readonly limit = 1 << 16) {}
+  constructor(private readonly limit = 8192) {}
 
   /** the shared lists of the path `pools` walked from `mints[0]` (those given, the first time) */
   intern(pools: readonly string[], mints: readonly string[]): PathLists {
     // a pool list and the mint it starts from name the path: each hop leaves by its pool's other mint
-    let step: Step | undefined = this.root.get(mints[0]);
-    if (step === undefined) this.root.set(mints[0], (step = { next: undefined, lists: undefined }));
-    for (let i = 0; i < pools.length; i++) {
-      const next: Map<string, Step> = (step.next ??= new Map());
-      let s: Step | undefined = next.get(pools[i]);
-      if (s === undefined) next.set(pools[i], (s = { next: undefined, lists: undefined }));
-      step = s;
+    const held = find(this.current, pools, mints);
+    if (held !== undefined) return held;
+    const lists = find(this.older, pools, mints) ?? { pools, mints };
+    if (this.count >= this.limit) {
+      this.older = this.current;
+      this.current = new Map();
+      this.count = 0;
     }
-    const held = step.lists;
-    if (held !== undefined && sameList(held.mints, mints)) return held;
-    const lists: PathLists = { pools, mints };
-    if (held === undefined) {
-      if (this.count >= this.limit) {
-        // start over (the lists handed out stay valid): the path is held in the new table
-        this.root = new Map();
-        this.count = 0;
-        return this.intern(pools, mints);
-      }
-      this.count++;
-    }
+    const step = stepOf(this.current, pools, mints);
+    // a path under another mint list (not one the route search builds) replaces it
+    if (step.lists === undefined) this.count++;
     step.lists = lists;
     return lists;
   }
 
-  /** paths held (for tests and figures) */
+  /** paths held in the current generation (for tests and figures) */
   get size(): number {
     return this.count;
   }
+}
+
+/** the lists held for the path in `table`, undefined when there are none with these mints */
+function find(table: Map<string, Step>, pools: readonly string[], mints: readonly string[]): PathLists | undefined {
+  let step = table.get(mints[0]);
+  for (let i = 0; step !== undefined && i < pools.length; i++) step = step.next?.get(pools[i]);
+  const lists = step?.lists;
+  return lists !== undefined && sameList(lists.mints, mints) ? lists : undefined;
+}
+
+/** the path's step in `table`, made on the way where missing */
+function stepOf(table: Map<string, Step>, pools: readonly string[], mints: readonly string[]): Step {
+  let step: Step | undefined = table.get(mints[0]);
+  if (step === undefined) table.set(mints[0], (step = { next: undefined, lists: undefined }));
+  for (let i = 0; i < pools.length; i++) {
+    const next: Map<string, Step> = (step.next ??= new Map());
+    let s: Step | undefined = next.get(pools[i]);
+    if (s === undefined) next.set(pools[i], (s = { next: undefined, lists: undefined }));
+    step = s;
+  }
+  return step;
 }
 
 function sameList(a: readonly string[], b: readonly string[]): boolean {
