@@ -189,6 +189,68 @@ describe('StreamHub', () => {
 });
 
 describe('quoteText', () => {
+  it('agrees with a plain model of who holds what over any sequence of subscribes, leaves and quotes', () => {
+    type Op = { kind: 'subscribe' | 'unsubscribe'; conn: number; amount: string } | { kind: 'disconnect' | 'connect'; conn: number } | { kind: 'quote'; amount: string; out: number };
+    const conn = fc.integer({ min: 0, max: 2 });
+    const amount = fc.constantFrom('1', '2');
+    const op: fc.Arbitrary<Op> = fc.oneof(
+      { arbitrary: fc.record({ kind: fc.constantFrom('subscribe' as const, 'unsubscribe' as const), conn, amount }), weight: 4 },
+      { arbitrary: fc.record({ kind: fc.constantFrom('disconnect' as const, 'connect' as const), conn }), weight: 1 },
+      { arbitrary: fc.record({ kind: fc.constant('quote' as const), amount, out: fc.integer({ min: 1, max: 3 }) }), weight: 2 },
+    );
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 50 }), (ops) => {
+        const events: string[] = [];
+        const h = new StreamHub((o, t) => events.push(`${o}:${t.amount}`), 256);
+        const conns = [0, 1, 2].map(() => new FakeConn());
+        const connected = new Set<number>();
+        // the model: per connection, the amounts it holds
+        const holds = new Map<number, Set<string>>();
+        const holders = (a: string): number[] => [...holds].filter(([, set]) => set.has(a)).map(([c]) => c);
+        for (const o of ops) {
+          const want: string[] = [];
+          if (o.kind === 'connect') {
+            if (connected.has(o.conn)) continue;
+            conns[o.conn] = new FakeConn();
+            h.connect(conns[o.conn]);
+            connected.add(o.conn);
+            holds.set(o.conn, new Set());
+          } else if (o.kind === 'disconnect') {
+            if (!connected.has(o.conn)) continue;
+            h.disconnect(conns[o.conn]);
+            connected.delete(o.conn);
+            const had = [...holds.get(o.conn)!];
+            holds.delete(o.conn);
+            for (const a of had) if (holders(a).length === 0) want.push(`remove:${a}`);
+          } else if (o.kind === 'subscribe') {
+            if (!connected.has(o.conn)) continue;
+            const first = holders(o.amount).length === 0;
+            const fresh = !holds.get(o.conn)!.has(o.amount);
+            expect(h.subscribe(conns[o.conn], [pair(o.amount)]).count).toBe(fresh ? 1 : 0);
+            holds.get(o.conn)!.add(o.amount);
+            if (first) want.push(`add:${o.amount}`);
+          } else if (o.kind === 'unsubscribe') {
+            if (!connected.has(o.conn)) continue;
+            const had = holds.get(o.conn)!.delete(o.amount);
+            expect(h.unsubscribe(conns[o.conn], [pair(o.amount)])).toBe(had ? 1 : 0);
+            if (had && holders(o.amount).length === 0) want.push(`remove:${o.amount}`);
+          } else if (o.kind === 'quote') {
+            const before = conns.map((c) => c.sent.length);
+            h.onQuote(quote(String(o.out), { tuple: pair(o.amount) }));
+            // every holder has this quote as the last one it was sent; no one else was sent anything
+            for (let c = 0; c < 3; c++) {
+              if (connected.has(c) && holds.get(c)!.has(o.amount)) expect(conns[c].sent.at(-1)).toMatchObject({ amount: o.amount, amountOut: String(o.out) });
+              else expect(conns[c].sent.length).toBe(before[c]);
+            }
+          }
+          expect(events.splice(0)).toEqual(want);
+        }
+        expect(h.stats().tuples).toBe(new Set([...holds.values()].flatMap((set) => [...set])).size);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
   it('is the text JSON.stringify gives of the quote message, for any quote', () => {
     const plain = fc.stringMatching(/^[0-9A-Za-z]{1,44}$/);
     const field = fc.oneof(plain, fc.string({ unit: 'binary' }));

@@ -17,15 +17,28 @@ export interface StreamConnection {
 
 export const MAX_SUBSCRIPTIONS_PER_CONNECTION = 256;
 
+/** at most this many distinct mints are interned; then the table starts over */
+const MINT_INTERN_LIMIT = 4096;
+
 export interface SubscribeOutcome {
   count: number;
   /** messages explaining rejected pairs (limit reached); invalid and duplicate pairs are skipped silently */
   errors: string[];
 }
 
+/**
+ * A tuple some connection holds. Most tuples have one connection: it is kept in the state itself,
+ * and a set is made only for more (10,000 tuples on 100 connections are 10,000 small objects,
+ * not also 10,000 sets)
+ */
 interface TupleState {
   tuple: QuoteTuple;
-  conns: Set<StreamConnection>;
+  /** its key (tupleKey), the one copy the hub keeps: every connection's maps use it */
+  key: string;
+  /** the first connection that holds it (null once it let go while others hold it) */
+  conn: StreamConnection | null;
+  /** the other connections that hold it; undefined while there are none */
+  others: Set<StreamConnection> | undefined;
   last?: LastQuote;
 }
 
@@ -82,6 +95,8 @@ export class StreamHub {
   private readonly conns = new Map<StreamConnection, ConnState>();
   /** the last version given to a quote's content (hub-wide, so versions are never reused) */
   private versions = 0;
+  /** one copy of each mint the tuples name (see intern) */
+  private readonly mints = new Map<string, string>();
 
   constructor(
     private readonly onInterest: InterestListener,
@@ -108,17 +123,20 @@ export class StreamHub {
         (limited ??= new Set()).add(key);
         continue;
       }
-      state.subs.add(key);
       count++;
       let t = this.tuples.get(key);
       if (!t) {
-        t = { tuple, conns: new Set() };
+        // the hub's one copy of the tuple: its mints shared with the other tuples that name them
+        const kept: QuoteTuple = { in: this.intern(tuple.in), out: this.intern(tuple.out), amount: tuple.amount, exactIn: tuple.exactIn };
+        t = { tuple: kept, key, conn: null, others: undefined };
         this.tuples.set(key, t);
-        this.onInterest('add', tuple);
+        this.onInterest('add', kept);
       }
-      t.conns.add(conn);
+      state.subs.add(t.key);
+      if (t.conn === null) t.conn = conn;
+      else (t.others ??= new Set()).add(conn);
       if (t.last) {
-        this.deliver(conn, state, key, t.last);
+        this.deliver(conn, state, t.key, t.last);
         // the first quote found the connection's queue full: it was dropped, stop here
         if (this.conns.get(conn) !== state) return { count, errors: [] };
       }
@@ -157,12 +175,19 @@ export class StreamHub {
     const t = this.tuples.get(key);
     if (!t) return;
     const prev = t.last;
-    t.last = { quote: q, version: prev !== undefined && sameQuote(prev.quote, q) ? prev.version : ++this.versions };
-    // a connection dropped for a full queue leaves the set after the loop, not during it
+    const last: LastQuote = { quote: q, version: prev !== undefined && sameQuote(prev.quote, q) ? prev.version : ++this.versions };
+    t.last = last;
+    // a connection dropped for a full queue leaves the tuple after the loop, not during it
     let dropped: StreamConnection[] | undefined;
-    for (const conn of t.conns) {
-      const state = this.conns.get(conn);
-      if (state && !this.send(conn, state, key, t.last)) (dropped ??= []).push(conn);
+    if (t.conn !== null) {
+      const state = this.conns.get(t.conn);
+      if (state && !this.send(t.conn, state, t.key, last)) (dropped ??= []).push(t.conn);
+    }
+    if (t.others !== undefined) {
+      for (const conn of t.others) {
+        const state = this.conns.get(conn);
+        if (state && !this.send(conn, state, t.key, last)) (dropped ??= []).push(conn);
+      }
     }
     if (dropped) for (const conn of dropped) this.disconnect(conn);
   }
@@ -201,10 +226,21 @@ export class StreamHub {
   private release(key: string, conn: StreamConnection): void {
     const t = this.tuples.get(key);
     if (!t) return;
-    t.conns.delete(conn);
-    if (t.conns.size === 0) {
+    if (t.conn === conn) t.conn = null;
+    else t.others?.delete(conn);
+    if (t.others !== undefined && t.others.size === 0) t.others = undefined;
+    if (t.conn === null && t.others === undefined) {
       this.tuples.delete(key);
       this.onInterest('remove', t.tuple);
     }
+  }
+
+  /** the one copy of a mint the hub's tuples keep (every frame parsed makes new strings) */
+  private intern(mint: string): string {
+    const kept = this.mints.get(mint);
+    if (kept !== undefined) return kept;
+    if (this.mints.size >= MINT_INTERN_LIMIT) this.mints.clear();
+    this.mints.set(mint, mint);
+    return mint;
   }
 }
