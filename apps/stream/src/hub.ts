@@ -1,3 +1,4 @@
+import { StringInterner } from '../../../libs/contracts/src/interner';
 import { parseTuple, plainQuote, sameQuote, tupleKey, type QuoteTuple, type QuotesChanged } from '../../../libs/contracts/src/stream';
 
 /**
@@ -16,9 +17,6 @@ export interface StreamConnection {
 }
 
 export const MAX_SUBSCRIPTIONS_PER_CONNECTION = 256;
-
-/** at most this many distinct mints are interned; then the table starts over */
-const MINT_INTERN_LIMIT = 4096;
 
 export interface SubscribeOutcome {
   count: number;
@@ -95,8 +93,8 @@ export class StreamHub {
   private readonly conns = new Map<StreamConnection, ConnState>();
   /** the last version given to a quote's content (hub-wide, so versions are never reused) */
   private versions = 0;
-  /** one copy of each mint the tuples name (see intern) */
-  private readonly mints = new Map<string, string>();
+  /** one copy of each mint the tuples name (every frame parsed makes new strings) */
+  private readonly mints = new StringInterner();
 
   constructor(
     private readonly onInterest: InterestListener,
@@ -127,7 +125,7 @@ export class StreamHub {
       let t = this.tuples.get(key);
       if (!t) {
         // the hub's one copy of the tuple: its mints shared with the other tuples that name them
-        const kept: QuoteTuple = { in: this.intern(tuple.in), out: this.intern(tuple.out), amount: tuple.amount, exactIn: tuple.exactIn };
+        const kept: QuoteTuple = { in: this.mints.intern(tuple.in), out: this.mints.intern(tuple.out), amount: tuple.amount, exactIn: tuple.exactIn };
         t = { tuple: kept, key, conn: null, others: undefined };
         this.tuples.set(key, t);
         this.onInterest('add', kept);
@@ -233,14 +231,5 @@ export class StreamHub {
       this.tuples.delete(key);
       this.onInterest('remove', t.tuple);
     }
-  }
-
-  /** the one copy of a mint the hub's tuples keep (every frame parsed makes new strings) */
-  private intern(mint: string): string {
-    const kept = this.mints.get(mint);
-    if (kept !== undefined) return kept;
-    if (this.mints.size >= MINT_INTERN_LIMIT) this.mints.clear();
-    this.mints.set(mint, mint);
-    return mint;
   }
 }

@@ -3,3 +3,4 @@ export * from './errors';
 export * from './pool-update';
 export * from './stream';
 export * from './quotes-served';
+export * from './interner';

@@ -8,6 +8,7 @@
  * records), and records of one instance read out of order across partitions cannot drop a
  * tuple another record added: the worst case is that a removed tuple lives until its lease ends.
  */
+import { StringInterner } from '../../../../libs/contracts/src/interner';
 import { tupleKey, tupleOfKey, type QuoteInterest, type QuoteTuple } from '../../../../libs/contracts/src/stream';
 
 /** how long an `add` holds without a lease (the stream leases every 5 s with a 15 s ttl) */
@@ -70,16 +71,13 @@ function heldByNone(h: Held): boolean {
   return h.instance === '' && (h.others === undefined || h.others.size === 0);
 }
 
-/** at most this many distinct strings are interned (stream instances, mints); then the table starts over */
-const INTERN_LIMIT = 4096;
-
 export class InterestRegistry {
   private readonly held = new Map<string, Held>();
   /**
    * one copy of each instance id and mint the holdings keep: every record parsed or key split
    * makes new strings, which a held tuple would otherwise keep one copy of each for its life
    */
-  private readonly strings = new Map<string, string>();
+  private readonly strings = new StringInterner();
 
   constructor(private readonly defaultTtlMs = DEFAULT_INTEREST_TTL_MS) {}
 
@@ -114,23 +112,14 @@ export class InterestRegistry {
   private hold(key: string, tuple: QuoteTuple, instance: string, expiry: number, change: InterestChange, h = this.held.get(key)): void {
     const created = h === undefined;
     if (h === undefined) {
-      const kept: QuoteTuple = { in: this.intern(tuple.in), out: this.intern(tuple.out), amount: tuple.amount, exactIn: tuple.exactIn };
+      const kept: QuoteTuple = { in: this.strings.intern(tuple.in), out: this.strings.intern(tuple.out), amount: tuple.amount, exactIn: tuple.exactIn };
       h = { tuple: kept, instance: '', until: 0, others: undefined };
       this.held.set(key, h);
       change.added.push(kept);
     }
     const prev = expiryOf(h, instance);
     if (prev === undefined && !created) change.joined.push(h.tuple);
-    if (expiry > (prev ?? 0)) setExpiry(h, prev === undefined ? this.intern(instance) : instance, expiry);
-  }
-
-  /** the one copy of `s` the holdings keep */
-  private intern(s: string): string {
-    const kept = this.strings.get(s);
-    if (kept !== undefined) return kept;
-    if (this.strings.size >= INTERN_LIMIT) this.strings.clear();
-    this.strings.set(s, s);
-    return s;
+    if (expiry > (prev ?? 0)) setExpiry(h, prev === undefined ? this.strings.intern(instance) : instance, expiry);
   }
 
   /** Drop holdings that expired before `nowMs`; returns the tuples nobody holds any more. */
