@@ -49,6 +49,10 @@ class AllInOne {}
 @Module({ imports: [RouterModule] })
 class RouterOnly {}
 
+/** longer than ts-register's RELEASE_AFTER_MS: the compiler it loaded is let go by then */
+const COMPILER_RELEASE_WAIT_MS = 1_500;
+const compilerReleased = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, COMPILER_RELEASE_WAIT_MS));
+
 type Deployment = 'all-in-one' | 'all-in-one, main thread' | 'split' | 'split, search worker';
 
 /**
@@ -272,6 +276,10 @@ export async function run(deployment: Deployment, updatesPerSecond = UPDATES_PER
   };
 
   const interest = app.get(InterestHost);
+  // the sources run through test/support/ts-register.js, which lets the TypeScript compiler go
+  // 1 s after the last file it compiled, in each thread and process that loads sources (a quote
+  // worker, the stream app): a heap measured sooner holds it (about 20 MB) or not, by chance
+  await compilerReleased();
   global.gc?.();
   // the quote work's heap is its worker's (when it runs in one)
   // and the stream app's, when it runs in its own process
@@ -284,6 +292,8 @@ export async function run(deployment: Deployment, updatesPerSecond = UPDATES_PER
   child.send(job);
   let m = await next();
   if (m.type !== 'subscribed') throw new Error(`load process: ${m.message ?? m.type}`);
+  // a module first required while subscribing loaded the compiler again (see above)
+  await compilerReleased();
   global.gc?.();
   const heapPerSub = ((await heap()) - heapBefore) / total;
   const { stats: stats0, workers: workers0 } = await interest.snapshot();
