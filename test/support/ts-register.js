@@ -62,3 +62,6 @@ function compileTs(module, filename) {
 for (const ext of ['.ts', '.mts', '.cts']) {
   if (!require.extensions[ext]) require.extensions[ext] = compileTs;
 }
+
+/** how long after the last file it compiled the compiler is let go (what a heap measurement waits for) */
+module.exports = { RELEASE_AFTER_MS };

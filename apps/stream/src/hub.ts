@@ -177,16 +177,8 @@ export class StreamHub {
     t.last = last;
     // a connection dropped for a full queue leaves the tuple after the loop, not during it
     let dropped: StreamConnection[] | undefined;
-    if (t.conn !== null) {
-      const state = this.conns.get(t.conn);
-      if (state && !this.send(t.conn, state, t.key, last)) (dropped ??= []).push(t.conn);
-    }
-    if (t.others !== undefined) {
-      for (const conn of t.others) {
-        const state = this.conns.get(conn);
-        if (state && !this.send(conn, state, t.key, last)) (dropped ??= []).push(conn);
-      }
-    }
+    if (t.conn !== null && !this.offer(t.conn, t.key, last)) (dropped ??= []).push(t.conn);
+    if (t.others !== undefined) for (const conn of t.others) if (!this.offer(conn, t.key, last)) (dropped ??= []).push(conn);
     if (dropped) for (const conn of dropped) this.disconnect(conn);
   }
 
@@ -204,6 +196,12 @@ export class StreamHub {
     let subscriptions = 0;
     for (const s of this.conns.values()) subscriptions += s.subs.size;
     return { connections: this.conns.size, tuples: this.tuples.size, subscriptions };
+  }
+
+  /** send a tuple's last quote to a connected connection (see send); false when its queue is full */
+  private offer(conn: StreamConnection, key: string, last: LastQuote): boolean {
+    const state = this.conns.get(conn);
+    return state === undefined || this.send(conn, state, key, last);
   }
 
   /** send a tuple's last quote and drop the connection when its queue is full */
