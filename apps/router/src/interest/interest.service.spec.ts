@@ -1227,6 +1227,39 @@ describe('InterestService debounce', () => {
     await settled();
   });
 
+  it("a window that becomes current once the window before it replayed has its routes priced ahead from then on, not only after a later change", async () => {
+    await pause(300); // earlier work settles
+    await settled();
+    type W = Watching & { ahead?: unknown; warmFor?: number };
+    type Windows = Scheduling & { nextReplays: { add(w: object): void; has(w: object): boolean; size: number }; nextDue: number | null; nextCause: number | null };
+    const internals = scheduling() as unknown as Windows;
+    const routed = [...watchedTuples().values()].filter((x) => x.route !== undefined) as W[];
+    const [a, b] = routed;
+    expect(b).toBeDefined();
+    // the open window (a) due now, the log caught up; the next one (b) queued while it waited,
+    // due in a minute, not priced ahead; no pass of pricing ahead under way
+    windowDueNow();
+    internals.replays.add(a);
+    internals.nextReplays.add(b);
+    const nextDue = Date.now() + 60_000;
+    internals.nextDue = nextDue;
+    internals.nextCause = Date.now();
+    internals.warm = null;
+    b.ahead = undefined;
+    svc.flush();
+    // one flush: a replayed, b's window current and its route priced ahead before its deadline
+    expect(internals.replays.has(a)).toBe(false);
+    expect(internals.replays.has(b)).toBe(true);
+    expect(internals.replayDue).toBe(nextDue);
+    expect(b.warmFor).toBe(nextDue);
+    expect(b.ahead).toBeDefined();
+    // and replayed at its deadline
+    windowDueNow();
+    svc.flush();
+    await waitFor(() => internals.replays.size === 0 && internals.nextReplays.size === 0, 2_000, 'both windows replayed', 1);
+    await settled();
+  });
+
   it('after a replay the candidates are checked when the route lost since the last quote or a check is owed, not when it held up', async () => {
     await pause(300); // earlier work settles
     await settled();

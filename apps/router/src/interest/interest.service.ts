@@ -699,6 +699,9 @@ export class InterestService {
         this.replayDue = this.replays.size > 0 ? this.nextDue : null;
         this.replayCause = this.nextCause;
         this.nextDue = null;
+        // its routes are priced ahead while it waits for its deadline, as those of a window
+        // opened by a change (otherwise only a change after this would start its pricing ahead)
+        if (this.replayDue !== null && this.prewarmWindows) this.warm = 'start';
       }
     }
     // a closed window waiting for the projection to catch up: caughtUp() schedules the next flush
