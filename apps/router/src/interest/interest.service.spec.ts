@@ -1258,6 +1258,27 @@ describe('InterestService debounce', () => {
     svc.flush();
     await waitFor(() => internals.replays.size === 0 && internals.nextReplays.size === 0, 2_000, 'both windows replayed', 1);
     await settled();
+
+    // a next window already due when it becomes current (the current one's replays ran past its
+    // deadline) is not priced ahead: it replays at once
+    noFlushPending();
+    const currentDue = Date.now() - 20;
+    internals.replayDue = currentDue;
+    internals.syncedFor = currentDue;
+    internals.replays.add(a);
+    internals.nextReplays.add(b);
+    const pastDue = Date.now() - 5;
+    internals.nextDue = pastDue;
+    internals.nextCause = pastDue - 50;
+    internals.warm = null;
+    b.ahead = undefined;
+    svc.flush();
+    expect(internals.replays.has(b)).toBe(true);
+    expect(internals.replayDue).toBe(pastDue);
+    expect(internals.warm).toBeNull();
+    expect(b.warmFor).not.toBe(pastDue);
+    await waitFor(() => internals.replays.size === 0 && internals.nextReplays.size === 0, 2_000, 'the late window replayed', 1);
+    await settled();
   });
 
   it('after a replay the candidates are checked when the route lost since the last quote or a check is owed, not when it held up', async () => {

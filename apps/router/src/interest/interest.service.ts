@@ -700,8 +700,9 @@ export class InterestService {
         this.replayCause = this.nextCause;
         this.nextDue = null;
         // its routes are priced ahead while it waits for its deadline, as those of a window
-        // opened by a change (otherwise only a change after this would start its pricing ahead)
-        if (this.replayDue !== null && this.prewarmWindows) this.warm = 'start';
+        // opened by a change (otherwise only a change after this would start its pricing ahead);
+        // one already due replays at once
+        if (this.replayDue !== null && this.replayDue > Date.now() && this.prewarmWindows) this.warm = 'start';
       }
     }
     // a closed window waiting for the projection to catch up: caughtUp() schedules the next flush
