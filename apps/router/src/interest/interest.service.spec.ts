@@ -352,6 +352,44 @@ describe('InterestService debounce', () => {
     expect(svc.stats().searches - searches0).toBeGreaterThanOrEqual(keys.length);
   });
 
+  it('background search slices come at the short pause while the open window only waits for its deadline, its routes priced ahead; at the long one while a window is still pricing them', async () => {
+    await settled();
+    const internals = scheduling();
+    const keys = [...internals.watched.keys()];
+    const tuples = [...internals.watched.values()];
+    // a window of one tuple due in 40 ms; every tuple queued for a search; the last background
+    // slice 5 ms ago (past the short pause, well within the long one)
+    const open = (warm: 'start' | null): number => {
+      noFlushPending();
+      const due = Date.now() + 40;
+      internals.replays.add(tuples[0]);
+      internals.replayDue = due;
+      internals.replayCause = due - DEBOUNCE_MS;
+      internals.warm = warm;
+      for (const k of keys) internals.searches.add(k);
+      internals.lastSearchSlice = Date.now() - 5;
+      return svc.stats().searches;
+    };
+    const prewarm = internals.prewarm;
+    try {
+      // its routes priced ahead: the slice runs now
+      let searches0 = open(null);
+      svc.flush();
+      expect(svc.stats().searches).toBeGreaterThan(searches0);
+      await waitFor(() => internals.replays.size === 0 && internals.searches.size === 0, 5_000, 'the window and the searches', 5);
+      await settled();
+      // a pass of pricing ahead under way (here it never finishes): no slice
+      internals.prewarm = () => undefined;
+      searches0 = open('start');
+      svc.flush();
+      expect(svc.stats().searches).toBe(searches0);
+    } finally {
+      internals.prewarm = prewarm;
+    }
+    await waitFor(() => internals.replays.size === 0 && internals.searches.size === 0, 5_000, 'the window and the searches', 5);
+    await settled();
+  });
+
   it('pending checks and searches do not spin the event loop while a window waits or replays', async () => {
     // background work that cannot run yet (a window is open): every tuple queued for a search
     const internals = svc as unknown as { searches: Set<string>; checks: { add(w: unknown): void; size: number }; watched: Map<string, unknown> };

@@ -831,9 +831,13 @@ export class InterestService {
     return this.replays.size > 0 && (this.replayDue === null || this.replayDue - nowMs < SEARCH_SLICE_MS + 2);
   }
 
-  /** the pause between background search slices: short while no debounce window is open */
+  /**
+   * the pause between background search slices: short while no debounce window is open, or while
+   * the open one only waits for its deadline, its routes priced ahead (the thread would idle
+   * until then; windowBusy keeps the slices out of its last ms)
+   */
   private searchPause(): number {
-    return this.replays.size === 0 && this.nextReplays.size === 0 && this.urgent.size === 0 ? SEARCH_IDLE_PAUSE_MS : SEARCH_PAUSE_MS;
+    return (this.replays.size === 0 || this.warm === null) && this.nextReplays.size === 0 && this.urgent.size === 0 ? SEARCH_IDLE_PAUSE_MS : SEARCH_PAUSE_MS;
   }
 
   /**
