@@ -20,4 +20,4 @@ ARG APP=all-in-one
 ENV APP=${APP}
 # --max-semi-space-size, and --initial-old-space-size for the apps that run the router: see
 # "Node settings" in the README
-CMD ["sh", "-c", "case \"$APP\" in router|all-in-one) OLD=--initial-old-space-size=256 ;; *) OLD= ;; esac; exec node --max-semi-space-size=64 $OLD dist/apps/${APP}/src/main.js"]
+CMD ["sh", "-c", "case \"$APP\" in router|all-in-one) OLD=--initial-old-space-size=512 ;; *) OLD= ;; esac; exec node --max-semi-space-size=64 $OLD dist/apps/${APP}/src/main.js"]
