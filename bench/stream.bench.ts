@@ -283,7 +283,7 @@ export async function run(deployment: Deployment, updatesPerSecond = UPDATES_PER
 
   const interest = app.get(InterestHost);
   // the sources run through test/support/ts-register.js, which lets the TypeScript compiler go
-  // 1 s after the last file it compiled, in each thread and process that loads sources (a quote
+  // RELEASE_AFTER_MS after the last file it compiled, in each thread and process that loads sources (a quote
   // worker, the stream app): a heap measured sooner holds it (about 20 MB) or not, by chance
   await compilerReleased();
   global.gc?.();

@@ -833,8 +833,9 @@ export class InterestService {
 
   /**
    * the pause between background search slices: short while no debounce window is open, or while
-   * the open one only waits for its deadline, its routes priced ahead (the thread would idle
-   * until then; windowBusy keeps the slices out of its last ms)
+   * the open one only waits for its deadline with no pass of pricing ahead under way (its routes
+   * priced, or pricing ahead off: the thread would idle until then; windowBusy keeps the slices
+   * out of its last ms and out of its replays)
    */
   private searchPause(): number {
     return (this.replays.size === 0 || this.warm === null) && this.nextReplays.size === 0 && this.urgent.size === 0 ? SEARCH_IDLE_PAUSE_MS : SEARCH_PAUSE_MS;
