@@ -5,6 +5,7 @@ import type { Response } from 'express';
 import { APP_CONFIG } from '../../../libs/config/src/config.module';
 import { loadConfig, type AppConfig } from '../../../libs/config/src/config';
 import { LOG_PORT, type LogPort } from '../../../libs/log/src/log.port';
+import { configureServerEdge } from '../../router/src/http-app';
 import { StreamModule } from './stream.module';
 import { StreamService } from './stream.service';
 import { useStreamWsAdapter } from './ws-adapter';
@@ -37,6 +38,7 @@ async function bootstrap(): Promise<void> {
     process.exit(2);
   }
   const app = await NestFactory.create(StreamAppModule);
+  configureServerEdge(app);
   useStreamWsAdapter(app);
   app.enableShutdownHooks();
   await app.listen(app.get<AppConfig>(APP_CONFIG).port);

@@ -107,4 +107,25 @@ describe('loadConfig', () => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(msg);
   });
+
+  it('reads the operations settings: CORS, HTTP timeouts and connection cap, log format and level, metrics port', () => {
+    const d = loadConfig({});
+    expect([d.corsOrigins, d.httpHeadersTimeoutMs, d.httpRequestTimeoutMs, d.httpKeepAliveTimeoutMs, d.httpMaxConnections, d.logFormat, d.logLevel, d.metricsPort]).toEqual(['*', 10_000, 30_000, 5_000, 10_000, 'auto', 'info', 0]);
+    const c = loadConfig({ CORS_ORIGINS: 'https://a.example, http://localhost:3000', HTTP_HEADERS_TIMEOUT_MS: '2000', HTTP_REQUEST_TIMEOUT_MS: '2000', HTTP_KEEP_ALIVE_TIMEOUT_MS: '65000', HTTP_MAX_CONNECTIONS: '0', LOG_FORMAT: 'pretty', LOG_LEVEL: 'debug', METRICS_PORT: '9464' });
+    expect([c.corsOrigins, c.httpHeadersTimeoutMs, c.httpRequestTimeoutMs, c.httpKeepAliveTimeoutMs, c.httpMaxConnections, c.logFormat, c.logLevel, c.metricsPort]).toEqual([['https://a.example', 'http://localhost:3000'], 2000, 2000, 65000, 0, 'pretty', 'debug', 9464]);
+  });
+
+  it.each([
+    [{ CORS_ORIGINS: 'https://a.example/path' }, /CORS_ORIGINS must be \* or comma-separated origins/],
+    [{ CORS_ORIGINS: 'a.example' }, /CORS_ORIGINS/],
+    [{ HTTP_HEADERS_TIMEOUT_MS: '40000' }, /HTTP_HEADERS_TIMEOUT_MS \(40000\) must not exceed HTTP_REQUEST_TIMEOUT_MS/],
+    [{ HTTP_REQUEST_TIMEOUT_MS: '10' }, /HTTP_REQUEST_TIMEOUT_MS must be between/],
+    [{ HTTP_MAX_CONNECTIONS: 'many' }, /HTTP_MAX_CONNECTIONS must be an integer/],
+    [{ LOG_FORMAT: 'xml' }, /LOG_FORMAT must be one of json, pretty, auto/],
+    [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL must be one of/],
+    [{ METRICS_PORT: '70000' }, /METRICS_PORT must be between 0 and 65535/],
+  ])('rejects operations setting %j clearly', (env, msg) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(msg);
+  });
 });

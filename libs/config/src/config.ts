@@ -71,6 +71,16 @@ export interface AppConfig {
    * 0: never, they stay those of its last full search
    */
   streamRefreshMs: number;
+  /** operations (HTTP edge, logs, metrics): see opsSettings */
+  corsOrigins: '*' | string[];
+  httpHeadersTimeoutMs: number;
+  httpRequestTimeoutMs: number;
+  httpKeepAliveTimeoutMs: number;
+  httpMaxConnections: number;
+  logFormat: 'json' | 'pretty' | 'auto';
+  logLevel: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent';
+  /** METRICS_PORT: the ingestor alone serves /metrics and /health on it (0: not at all) */
+  metricsPort: number;
 }
 
 export class ConfigError extends Error {
@@ -169,6 +179,35 @@ export function loadConfig(env: Env = process.env): AppConfig {
     streamRefreshMs: streamRefreshMs(env),
     ...chainSettings(env),
     ...lookupTableSettings(env, ingestSource),
+    ...opsSettings(env),
+  };
+}
+
+/**
+ * CORS_ORIGINS (* or comma-separated origins), HTTP_HEADERS_TIMEOUT_MS, HTTP_REQUEST_TIMEOUT_MS,
+ * HTTP_KEEP_ALIVE_TIMEOUT_MS, HTTP_MAX_CONNECTIONS, LOG_FORMAT, LOG_LEVEL, METRICS_PORT
+ */
+function opsSettings(env: Env): Pick<AppConfig, 'corsOrigins' | 'httpHeadersTimeoutMs' | 'httpRequestTimeoutMs' | 'httpKeepAliveTimeoutMs' | 'httpMaxConnections' | 'logFormat' | 'logLevel' | 'metricsPort'> {
+  const rawOrigins = (env.CORS_ORIGINS ?? '').trim();
+  let corsOrigins: '*' | string[] = '*';
+  if (rawOrigins !== '' && rawOrigins !== '*') {
+    corsOrigins = [...new Set(rawOrigins.split(',').map((o) => o.trim()))];
+    for (const o of corsOrigins) {
+      if (!/^https?:\/\/[^\s/?#]+$/.test(o)) throw new ConfigError(`CORS_ORIGINS must be * or comma-separated origins like https://app.example.com (scheme and host, no path), got ${JSON.stringify(o)}`);
+    }
+  }
+  const httpHeadersTimeoutMs = int(env, 'HTTP_HEADERS_TIMEOUT_MS', 10_000, 1_000, 600_000);
+  const httpRequestTimeoutMs = int(env, 'HTTP_REQUEST_TIMEOUT_MS', 30_000, 1_000, 3_600_000);
+  if (httpHeadersTimeoutMs > httpRequestTimeoutMs) throw new ConfigError(`HTTP_HEADERS_TIMEOUT_MS (${httpHeadersTimeoutMs}) must not exceed HTTP_REQUEST_TIMEOUT_MS (${httpRequestTimeoutMs})`);
+  return {
+    corsOrigins,
+    httpHeadersTimeoutMs,
+    httpRequestTimeoutMs,
+    httpKeepAliveTimeoutMs: int(env, 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 5_000, 1, 600_000),
+    httpMaxConnections: int(env, 'HTTP_MAX_CONNECTIONS', 10_000, 0, 1_000_000),
+    logFormat: oneOf(env, 'LOG_FORMAT', 'auto', ['json', 'pretty', 'auto'] as const),
+    logLevel: oneOf(env, 'LOG_LEVEL', 'info', ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const),
+    metricsPort: int(env, 'METRICS_PORT', 0, 0, 65535),
   };
 }
 

@@ -4,11 +4,14 @@ import {
   HttpException,
   HttpStatus,
   Logger,
+  NotFoundException,
   ValidationPipe,
   type ExceptionFilter,
   type ValidationError,
 } from '@nestjs/common';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
+import { allowedMethods } from '../../../../libs/http/src/allowed-methods';
+import { EdgeError } from '../../../../libs/http/src/edge';
 import { InsufficientLiquidityError, NoPoolError, NoRouteError } from '../../../../libs/amm/src/routing/route-search';
 import { RATE_LIMITED } from '../../../../libs/http/src/rate-limit';
 
@@ -69,10 +72,17 @@ function clientErrorStatus(e: unknown): number | undefined {
   return expose === true && typeof status === 'number' && Number.isInteger(status) && status >= 400 && status < 500 ? status : undefined;
 }
 
+/** the methods routed for the request's path when Nest found no route for its method (empty: the path is unknown) */
+function otherMethods(exception: unknown, req: Request): string[] {
+  if (!(exception instanceof NotFoundException) || !exception.message.startsWith('Cannot ') || req.app === undefined) return [];
+  return allowedMethods(req.app, req.path);
+}
+
 /**
- * Every HTTP error as the envelope {success:false, error}: ApiErrors keep their text, other
- * HttpExceptions and the body parser's client errors get a short lower-case text for their
- * status, anything else is 500 `internal error` (logged). Never Nest's default error body.
+ * Every HTTP error as the envelope {success:false, error}: ApiErrors and the edge's refusals keep
+ * their text, a known path asked with another method is 405 with `Allow`, other HttpExceptions
+ * and the body parser's client errors get a short lower-case text for their status, anything
+ * else is 500 `internal error` (logged once, with its stack). Never Nest's default error body.
  */
 @Catch()
 export class ApiExceptionFilter implements ExceptionFilter {
@@ -87,9 +97,19 @@ export class ApiExceptionFilter implements ExceptionFilter {
       res.status(mapped.getStatus()).json({ success: false, error: mapped.error });
       return;
     }
+    if (exception instanceof EdgeError) {
+      res.status(exception.status).json({ success: false, error: exception.error });
+      return;
+    }
+    const allow = otherMethods(exception, host.switchToHttp().getRequest<Request>());
+    if (allow.length > 0) {
+      res.status(HttpStatus.METHOD_NOT_ALLOWED).setHeader('Allow', allow.join(', '));
+      res.json({ success: false, error: STATUS_TEXT[405] });
+      return;
+    }
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
-      if (status >= 500) this.logger.error(exception.message);
+      if (status >= 500) this.logger.error(exception.message, exception.stack);
       res.status(status).json({ success: false, error: status >= 500 ? 'internal error' : (STATUS_TEXT[status] ?? 'bad request') });
       return;
     }
@@ -98,7 +118,8 @@ export class ApiExceptionFilter implements ExceptionFilter {
       res.status(clientStatus).json({ success: false, error: STATUS_TEXT[clientStatus] ?? 'bad request' });
       return;
     }
-    this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : String(exception));
+    if (exception instanceof Error) this.logger.error(exception.message, exception.stack);
+    else this.logger.error(String(exception));
     res.status(HttpStatus.INTERNAL_SERVER_ERROR).json({ success: false, error: 'internal error' });
   }
 }
