@@ -5,6 +5,7 @@ import { QuotesServedService } from './audit/quotes-served.service';
 import { HealthController } from './http/health.controller';
 import { InterestHost } from './interest/interest-host';
 import { MarketsController } from './http/markets.controller';
+import { DexesController } from './http/dexes.controller';
 import { QuoteController } from './http/quote.controller';
 import { PriceController } from './price/price.controller';
 import { PriceService } from './price/price.service';
@@ -17,7 +18,7 @@ import { SwapService } from './swap/swap.service';
 /** The router: pool-updates → in-memory projection → quotes over HTTP. */
 @Module({
   imports: [ConfigModule, LogModule],
-  controllers: [QuoteController, MarketsController, HealthController, PriceController, SwapController, SimChainController],
+  controllers: [QuoteController, MarketsController, DexesController, HealthController, PriceController, SwapController, SimChainController],
   providers: [ProjectionService, QuoteService, PriceService, QuotesServedService, SwapService, chainGatewayProvider, InterestHost],
   exports: [ProjectionService, QuoteService, PriceService, QuotesServedService, InterestHost],
 })

@@ -81,6 +81,8 @@ export interface AppConfig {
   logLevel: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent';
   /** METRICS_PORT: the ingestor alone serves /metrics and /health on it (0: not at all) */
   metricsPort: number;
+  /** INTERMEDIATE_TOKENS: the liquid tokens a route with restrictIntermediateTokens may pass through */
+  intermediateTokens: string[];
 }
 
 export class ConfigError extends Error {
@@ -180,6 +182,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     ...chainSettings(env),
     ...lookupTableSettings(env, ingestSource),
     ...opsSettings(env),
+    ...swapApiSettings(env),
   };
 }
 
@@ -242,4 +245,12 @@ function chainSettings(env: Env): Pick<AppConfig, 'chainGateway' | 'rpcUrl' | 'r
     feeRoutes: oneOf(env, 'FEE_ROUTES', 'all', ['all', 'multi-hop'] as const),
     computeUnitPriceMicroLamports: int(env, 'COMPUTE_UNIT_PRICE', 0, 0, 1_000_000_000),
   };
+}
+
+/** INTERMEDIATE_TOKENS (comma-separated mints; default SOL, USDC, USDT) */
+function swapApiSettings(env: Env): Pick<AppConfig, 'intermediateTokens'> {
+  const raw = env.INTERMEDIATE_TOKENS;
+  const intermediateTokens = raw === undefined || raw.trim() === '' ? [MINTS.SOL, MINTS.USDC, MINTS.USDT] : [...new Set(raw.split(',').map((x) => x.trim()))];
+  for (const m of intermediateTokens) if (!isPublicKey(m)) throw new ConfigError(`INTERMEDIATE_TOKENS must be comma-separated base58 mints, got ${JSON.stringify(m)}`);
+  return { intermediateTokens };
 }

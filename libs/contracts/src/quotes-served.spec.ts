@@ -33,11 +33,26 @@ const record: QuoteServed = {
 const wire = (over: Record<string, unknown>) => Buffer.from(JSON.stringify({ ...JSON.parse(encodeQuoteServed(record).toString()), ...over }));
 
 describe('quotes-served contract', () => {
-  it('round-trips, versioned', () => {
+  it('round-trips, versioned (a plain quote at version 1)', () => {
     const buf = encodeQuoteServed(record);
-    expect(JSON.parse(buf.toString()).v).toBe(QUOTES_SERVED_VERSION);
+    expect(JSON.parse(buf.toString()).v).toBe(1);
     expect(decodeQuoteServed(buf)).toEqual(record);
     expect(decodeQuoteServed(buf.toString())).toEqual(record);
+  });
+
+  it('a record with route controls, or of a build, is version 2 and round-trips; version 1 may not carry them', () => {
+    const built: QuoteServed = {
+      ...record,
+      request: { ...record.request, controls: { dexes: ['CPMMoo8L3F4NbTegBCKVNunggL7H1ZpdTHKxQB5qKP1C'], onlyDirectRoutes: true, maxAccounts: 30 } },
+      kind: 'swap',
+      build: { userWallet: record.request.inputMint, fromQuoteId: 'q-1', messageHash: 'aGFzaA==', answer: { amountOut: '1' } },
+    };
+    const buf = encodeQuoteServed(built);
+    expect(JSON.parse(buf.toString()).v).toBe(QUOTES_SERVED_VERSION);
+    expect(QUOTES_SERVED_VERSION).toBe(2);
+    expect(decodeQuoteServed(buf)).toEqual(built);
+    expect(() => decodeQuoteServed(Buffer.from(JSON.stringify({ ...JSON.parse(buf.toString()), v: 1 })))).toThrow(/need schema version 2/);
+    expect(() => decodeQuoteServed(Buffer.from(JSON.stringify({ ...JSON.parse(buf.toString()), kind: 'other' })))).toThrow(/kind must be/);
   });
 
   it('carries the aggregator fee the response includes when there is one (absent: none)', () => {
@@ -50,7 +65,7 @@ describe('quotes-served contract', () => {
   });
 
   it('rejects an unknown or missing version loudly', () => {
-    expect(() => decodeQuoteServed(wire({ v: 2 }))).toThrow(/unsupported schema version 2/);
+    expect(() => decodeQuoteServed(wire({ v: 3 }))).toThrow(/unsupported schema version 3/);
     const { v: _v, ...noV } = JSON.parse(encodeQuoteServed(record).toString());
     expect(() => decodeQuoteServed(Buffer.from(JSON.stringify(noV)))).toThrow(/missing schema version/);
   });

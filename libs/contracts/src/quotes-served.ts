@@ -13,6 +13,31 @@ export interface ServedQuoteRequest {
   amount: string;
   swapMode: 'ExactIn' | 'ExactOut';
   slippageBps: number;
+  /** the request's route controls (schema version 2; dexes by program id) */
+  controls?: ServedRouteControls;
+}
+
+/** route controls of a served request, as the router applied them */
+export interface ServedRouteControls {
+  dexes?: string[];
+  excludeDexes?: string[];
+  onlyDirectRoutes?: boolean;
+  maxHops?: number;
+  restrictIntermediateTokens?: boolean;
+  /** with restrictIntermediateTokens: the liquid set it allowed (INTERMEDIATE_TOKENS) */
+  intermediateTokens?: string[];
+  maxAccounts?: number;
+}
+
+/** what /swap or /instructions built (schema version 2): who for, from which quote, and the answer */
+export interface ServedBuild {
+  userWallet: string;
+  /** the served quote the build was asked for (swap by quoteId) */
+  fromQuoteId?: string;
+  /** /swap: base64 of the SHA-256 of the transaction's serialized message (what the wallet signs) */
+  messageHash?: string;
+  /** the SwapResult / InstructionsResult as answered (JSON) */
+  answer: Record<string, unknown>;
 }
 
 export interface ServedRouteInfo {
@@ -61,15 +86,28 @@ export interface QuoteServed {
   logPosition: Record<string, string>;
   /** the aggregator fee the response's amounts include; absent: none (an audit recomputes with it) */
   fee?: ServedFee;
+  /** which endpoint answered (schema version 2); absent: GET /quote */
+  kind?: 'quote' | 'swap' | 'instructions';
+  /** /swap and /instructions: what was built (schema version 2) */
+  build?: ServedBuild;
 }
 
-export const QUOTES_SERVED_VERSION = 1;
+/**
+ * The newest schema version: 2 adds request.controls, kind and build. A record is written at
+ * version 1 when it has none of them (readers of version 1 keep reading plain quotes) and at
+ * version 2 otherwise (a reader of version 1 rejects it loudly rather than audit it without them).
+ */
+export const QUOTES_SERVED_VERSION = 2;
 
-/** Wire form (JSON): {v: 1, quoteId, servedAt, request, response, slot, logPosition[, fee]}. */
+function versionOf(q: QuoteServed): number {
+  return q.request.controls !== undefined || q.kind !== undefined || q.build !== undefined ? 2 : 1;
+}
+
+/** Wire form (JSON): {v: 1 or 2, quoteId, servedAt, request, response, slot, logPosition[, fee][, kind][, build]}. */
 export function encodeQuoteServed(q: QuoteServed): Buffer {
   return Buffer.from(
     JSON.stringify({
-      v: QUOTES_SERVED_VERSION,
+      v: versionOf(q),
       quoteId: q.quoteId,
       servedAt: q.servedAt,
       request: q.request,
@@ -77,6 +115,8 @@ export function encodeQuoteServed(q: QuoteServed): Buffer {
       slot: q.slot,
       logPosition: q.logPosition,
       ...(q.fee !== undefined ? { fee: { bps: q.fee.bps, routes: q.fee.routes } } : {}),
+      ...(q.kind !== undefined ? { kind: q.kind } : {}),
+      ...(q.build !== undefined ? { build: q.build } : {}),
     }),
   );
 }
@@ -136,7 +176,39 @@ function decodeRequest(v: unknown): ServedQuoteRequest {
     amount: amount(o.amount, 'request.amount'),
     swapMode,
     slippageBps: int(o.slippageBps, 'request.slippageBps', 0, 10_000),
+    ...(o.controls !== undefined ? { controls: decodeControls(o.controls) } : {}),
   };
+}
+
+function bool(v: unknown, what: string): boolean {
+  if (typeof v !== 'boolean') fail(`${what} must be a boolean`);
+  return v;
+}
+
+function keys(v: unknown, what: string): string[] {
+  if (!Array.isArray(v)) fail(`${what} must be an array`);
+  return v.map((k, i) => key(k, `${what}[${i}]`));
+}
+
+function decodeControls(v: unknown): ServedRouteControls {
+  const o = obj(v, 'request.controls');
+  const c: ServedRouteControls = {};
+  if (o.dexes !== undefined) c.dexes = keys(o.dexes, 'request.controls.dexes');
+  if (o.excludeDexes !== undefined) c.excludeDexes = keys(o.excludeDexes, 'request.controls.excludeDexes');
+  if (o.onlyDirectRoutes !== undefined) c.onlyDirectRoutes = bool(o.onlyDirectRoutes, 'request.controls.onlyDirectRoutes');
+  if (o.maxHops !== undefined) c.maxHops = int(o.maxHops, 'request.controls.maxHops', 1, 5);
+  if (o.restrictIntermediateTokens !== undefined) c.restrictIntermediateTokens = bool(o.restrictIntermediateTokens, 'request.controls.restrictIntermediateTokens');
+  if (o.intermediateTokens !== undefined) c.intermediateTokens = keys(o.intermediateTokens, 'request.controls.intermediateTokens');
+  if (o.maxAccounts !== undefined) c.maxAccounts = int(o.maxAccounts, 'request.controls.maxAccounts', 1, 256);
+  return c;
+}
+
+function decodeBuild(v: unknown): ServedBuild {
+  const o = obj(v, 'build');
+  const b: ServedBuild = { userWallet: key(o.userWallet, 'build.userWallet'), answer: obj(o.answer, 'build.answer') };
+  if (o.fromQuoteId !== undefined) b.fromQuoteId = str(o.fromQuoteId, 'build.fromQuoteId', 128);
+  if (o.messageHash !== undefined) b.messageHash = str(o.messageHash, 'build.messageHash', 64);
+  return b;
 }
 
 function decodeResponse(v: unknown): ServedQuoteResponse {
@@ -197,8 +269,8 @@ export function decodeQuoteServed(value: Buffer | string | unknown): QuoteServed
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) fail('not an object');
   const o = raw as Record<string, unknown>;
   if (o.v === undefined) fail('missing schema version v');
-  if (o.v !== QUOTES_SERVED_VERSION) {
-    throw new ContractError(TOPICS.quotesServed, `unsupported schema version ${JSON.stringify(o.v)} (this reader knows ${QUOTES_SERVED_VERSION})`);
+  if (o.v !== 1 && o.v !== QUOTES_SERVED_VERSION) {
+    throw new ContractError(TOPICS.quotesServed, `unsupported schema version ${JSON.stringify(o.v)} (this reader knows 1 and ${QUOTES_SERVED_VERSION})`);
   }
   const quoteId = str(o.quoteId, 'quoteId', 128);
   if (!/^[A-Za-z0-9_-]{1,128}$/.test(quoteId)) fail('quoteId must be 1..128 characters of [A-Za-z0-9_-]');
@@ -210,5 +282,11 @@ export function decodeQuoteServed(value: Buffer | string | unknown): QuoteServed
   if (slot !== response.contextSlot) fail('slot differs from response.contextSlot');
   const out: QuoteServed = { quoteId, servedAt: int(o.servedAt, 'servedAt', 0), request, response, slot, logPosition };
   if (o.fee !== undefined) out.fee = decodeFee(o.fee);
+  if (o.v === 1 && (request.controls !== undefined || o.kind !== undefined || o.build !== undefined)) fail('controls, kind and build need schema version 2');
+  if (o.kind !== undefined) {
+    if (o.kind !== 'quote' && o.kind !== 'swap' && o.kind !== 'instructions') fail('kind must be quote, swap or instructions');
+    out.kind = o.kind;
+  }
+  if (o.build !== undefined) out.build = decodeBuild(o.build);
   return out;
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { encodeQuoteServed, type QuoteServed, type ServedFee, type ServedQuoteRequest } from '../../../../libs/contracts/src/quotes-served';
+import { encodeQuoteServed, type QuoteServed, type ServedBuild, type ServedFee, type ServedQuoteRequest } from '../../../../libs/contracts/src/quotes-served';
 import { TOPICS } from '../../../../libs/contracts/src/topics';
 import { LOG_PORT, type LogPort } from '../../../../libs/log/src/log.port';
 import type { QuoteResponse } from '../quote/quote-response';
@@ -44,11 +44,18 @@ export class QuotesServedService implements OnModuleInit, OnModuleDestroy {
     this.closed = true;
   }
 
-  /** queue a served quote (`fee`: the aggregator fee its amounts include); returns its quote id */
-  record(request: ServedQuoteRequest, response: QuoteResponse, fee: ServedFee | null = null, servedAt = Date.now()): string {
+  /**
+   * queue a served answer (`fee`: the aggregator fee its amounts include; `build`: what /swap or
+   * /instructions built on the quote `response`); returns its quote id
+   */
+  record(request: ServedQuoteRequest, response: QuoteResponse, fee: ServedFee | null = null, servedAt = Date.now(), build?: { kind: 'swap' | 'instructions'; build: ServedBuild }): string {
     const quoteId = randomUUID();
     const served: QuoteServed = { quoteId, servedAt, request, response, slot: response.contextSlot, logPosition: response.logPosition };
     if (fee !== null) served.fee = fee;
+    if (build !== undefined) {
+      served.kind = build.kind;
+      served.build = build.build;
+    }
     this.pending.push(served);
     this.stats.recorded++;
     if (this.pending.length > MAX_PENDING) {

@@ -26,22 +26,29 @@ export class ApiError extends HttpException {
 export const SAME_MINT_ERROR = 'inputMint and outputMint must differ';
 
 /**
- * Validation pipe for API DTOs: the first invalid property in `order` (then any other) becomes
- * `invalid <property>` with 400.
+ * Validation pipe for API DTOs: a property the DTO does not declare → 400 `unknown parameter
+ * <name>` when `forbidUnknown` (before any invalid one); else the first invalid property in
+ * `order` (then any other) → 400 `invalid <property>`, or its text in `fieldErrors`.
  */
-export function createApiValidationPipe(order: readonly string[] = []): ValidationPipe {
+export function createApiValidationPipe(order: readonly string[] = [], opts: { forbidUnknown?: boolean; fieldErrors?: Record<string, string> } = {}): ValidationPipe {
   return new ValidationPipe({
     transform: true,
-    whitelist: false,
+    whitelist: opts.forbidUnknown === true,
+    forbidNonWhitelisted: opts.forbidUnknown === true,
     forbidUnknownValues: false,
     stopAtFirstError: true,
     exceptionFactory: (errors: ValidationError[]) => {
+      const unknown = errors.find((e) => e.constraints?.whitelistValidation !== undefined);
+      if (unknown) return new ApiError(HttpStatus.BAD_REQUEST, `${UNKNOWN_PARAMETER} ${unknown.property}`);
       const props = errors.map((e) => e.property);
       const first = order.find((p) => props.includes(p)) ?? props[0] ?? 'parameters';
-      return new ApiError(HttpStatus.BAD_REQUEST, `invalid ${first}`);
+      return new ApiError(HttpStatus.BAD_REQUEST, opts.fieldErrors?.[first] ?? `invalid ${first}`);
     },
   });
 }
+
+/** the error text before the name of a parameter the API does not know */
+export const UNKNOWN_PARAMETER = 'unknown parameter';
 
 /** route errors → API errors (API.md §7) */
 export function toApiError(e: unknown): ApiError | null {

@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, Max, Min, ValidationArguments, ValidatorConstraint, Validate, type ValidatorConstraintInterface } from 'class-validator';
 import { isPublicKey } from '../../../../libs/solana/src/base58';
+import { ROUTE_CONTROL_ORDER, RouteControlsDto } from './route-controls.dto';
 
 const U64_MAX = (1n << 64n) - 1n;
 
@@ -25,8 +26,8 @@ class PositiveU64Constraint implements ValidatorConstraintInterface {
   }
 }
 
-/** query parameters of GET /api/v1/quote; the same class validates and documents */
-export class QuoteQueryDto {
+/** query parameters of GET /api/v1/quote (the route controls included); the same class validates and documents */
+export class QuoteQueryDto extends RouteControlsDto {
   @ApiProperty({ description: 'input token mint (base58 public key)', example: 'So11111111111111111111111111111111111111112' })
   @Validate(PublicKeyConstraint)
   inputMint!: string;
@@ -57,4 +58,4 @@ export class QuoteQueryDto {
 }
 
 /** the order of the API's quote error table: the first invalid parameter in it is reported */
-export const QUOTE_PARAM_ORDER = ['inputMint', 'outputMint', 'amount', 'swapMode', 'slippageBps'] as const;
+export const QUOTE_PARAM_ORDER = ['inputMint', 'outputMint', 'amount', 'swapMode', 'slippageBps', ...ROUTE_CONTROL_ORDER] as const;

@@ -5,6 +5,8 @@ import { type RouteSearchOptions, type SwapMode, type TokenGraph } from '../../.
 import { ProjectionService } from '../projection/projection.service';
 import { buildQuoteResponse, type QuoteResponse } from './quote-response';
 import { aggregatorFeeOf, findBestNetRoute, type FeeSchedule } from './aggregator-fee';
+import { controlledSearch, type RouteControls } from './route-controls';
+import type { Route } from '../../../../libs/amm/src/routing/route-search';
 
 export interface QuoteParams {
   inputMint: string;
@@ -43,6 +45,7 @@ export function computeQuote(source: QuoteSource, p: QuoteParams, maxHops = 5, o
 export class QuoteService {
   /** the aggregator fee the quotes include (null: none); quotes-served records carry it for the audit */
   readonly fee: FeeSchedule | null;
+  private readonly liquid: ReadonlySet<string>;
 
   constructor(
     private readonly projections: ProjectionService,
@@ -50,9 +53,20 @@ export class QuoteService {
   ) {
     const fee = aggregatorFeeOf(config);
     this.fee = fee === null ? null : { bps: fee.bps, routes: fee.routes };
+    this.liquid = new Set(config.intermediateTokens);
   }
 
-  quote(p: QuoteParams): QuoteResponse {
-    return computeQuote(this.projections.projection, p, this.config.maxHops, {}, this.fee);
+  /** the best route under the request's route controls (maxAccounts aside: see quoteWithin) */
+  quote(p: QuoteParams, controls: RouteControls = {}): QuoteResponse {
+    const s = controlledSearch(controls, this.config.maxHops, this.liquid, p.inputMint, p.outputMint);
+    return computeQuote(this.projections.projection, p, s.maxHops, s.options, this.fee);
+  }
+
+  /** the quote of a route `find` chooses on the current projection (provenance read before it runs) */
+  quoteWithin(p: QuoteParams, find: () => Route): QuoteResponse {
+    const projection = this.projections.projection;
+    const contextSlot = projection.slot;
+    const logPosition = projection.positions;
+    return buildQuoteResponse(find(), { slippageBps: p.slippageBps, contextSlot, logPosition, fee: this.fee });
   }
 }

@@ -93,7 +93,7 @@ export async function auditServedQuotes(log: LogPort, opts: AuditOptions = {}): 
       state = undefined;
       continue;
     }
-    const outcome = quoteOn(state.projection, { ...q.request }, opts.maxHops ?? 5, q.fee ?? null);
+    const outcome = quoteOn(state.projection, { ...q.request }, opts.maxHops ?? 5, q.fee ?? null, q.request.controls);
     const recomputed: Record<string, unknown> = 'quote' in outcome ? { ...outcome.quote } : { error: outcome.error };
     const differences: NonNullable<AuditEntry['differences']> = [];
     const servedFields = q.response as unknown as Record<string, unknown>;

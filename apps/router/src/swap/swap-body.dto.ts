@@ -1,9 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsOptional, Max, Min, Validate, ValidatorConstraint, type ValidatorConstraintInterface } from 'class-validator';
-import { HttpStatus, ValidationPipe, type ValidationError } from '@nestjs/common';
+import type { ValidationPipe } from '@nestjs/common';
 import { isPublicKey } from '../../../../libs/solana/src/base58';
-import { ApiError } from '../http/api-error';
+import { createApiValidationPipe } from '../http/api-error';
+import { ROUTE_CONTROL_ORDER, RouteControlsDto } from '../http/route-controls.dto';
 
 const U64_MAX = (1n << 64n) - 1n;
 
@@ -22,7 +23,7 @@ class PositiveU64Constraint implements ValidatorConstraintInterface {
 }
 
 /** JSON body of POST /api/v1/instructions (and the base of /swap); the same class validates and documents */
-export class InstructionsBodyDto {
+export class InstructionsBodyDto extends RouteControlsDto {
   @ApiProperty({ description: 'wallet that signs, pays the fees and owns the token accounts (base58 public key)', example: 'r21Gamwd9DtyjHeGywsneoQYR39C1VDwrw7tWxHAwh6' })
   @Validate(PublicKeyConstraint)
   userWallet!: string;
@@ -61,24 +62,17 @@ export class SwapBodyDto extends InstructionsBodyDto {
 }
 
 /** the order the errors are checked in: the first invalid field in it is reported */
-export const SWAP_BODY_ORDER = ['userWallet', 'inputMint', 'outputMint', 'amount', 'swapMode', 'slippageBps', 'skipSimulation'] as const;
+export const SWAP_BODY_ORDER = ['userWallet', 'inputMint', 'outputMint', 'amount', 'swapMode', 'slippageBps', 'skipSimulation', ...ROUTE_CONTROL_ORDER] as const;
 
 /** API error texts per field (API.md §7: the wallet's is `invalid user wallet`) */
 const FIELD_ERROR: Record<string, string> = { userWallet: 'invalid user wallet' };
 
-/** Validation of the swap / instructions bodies: the first invalid field (in SWAP_BODY_ORDER) → 400 `invalid <field>`. */
+/**
+ * Validation of the swap / instructions bodies: a field the API does not know → 400 `unknown
+ * parameter <name>`; else the first invalid field (in SWAP_BODY_ORDER) → 400 `invalid <field>`.
+ */
 export function createSwapBodyPipe(): ValidationPipe {
-  return new ValidationPipe({
-    transform: true,
-    whitelist: false,
-    forbidUnknownValues: false,
-    stopAtFirstError: true,
-    exceptionFactory: (errors: ValidationError[]) => {
-      const props = errors.map((e) => e.property);
-      const first = SWAP_BODY_ORDER.find((p) => props.includes(p)) ?? props[0] ?? 'parameters';
-      return new ApiError(HttpStatus.BAD_REQUEST, FIELD_ERROR[first] ?? `invalid ${first}`);
-    },
-  });
+  return createApiValidationPipe(SWAP_BODY_ORDER, { forbidUnknown: true, fieldErrors: FIELD_ERROR });
 }
 
 export class FaucetBodyDto {

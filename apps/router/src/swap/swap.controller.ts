@@ -1,4 +1,7 @@
 import { Body, Controller, HttpCode, HttpStatus, Inject, Post } from '@nestjs/common';
+import { APP_CONFIG } from '../../../../libs/config/src/config.module';
+import type { AppConfig } from '../../../../libs/config/src/config';
+import { routeControlsOf } from '../http/route-controls.dto';
 import { ApiBadRequestResponse, ApiInternalServerErrorResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { VersionedTransaction } from '@solana/web3.js';
 import { ApiError } from '../http/api-error';
@@ -11,13 +14,17 @@ import type { InstructionsResult, SwapResult } from './swap-result';
 
 const pipe = createSwapBodyPipe();
 const ERRORS =
-  'Errors (envelope {success:false, error}): invalid user wallet, invalid inputMint, invalid outputMint, invalid amount, invalid swapMode, ' +
-  'invalid slippageBps (400, first invalid field in that order); same mints (400); no pool found / no route found (404); insufficient liquidity (400)';
+  'Errors (envelope {success:false, error}): unknown parameter <name> (400: a field this API does not know); invalid user wallet, invalid inputMint, invalid outputMint, invalid amount, invalid swapMode, ' +
+  'invalid slippageBps, invalid <route control> (400, first invalid field in that order); same mints (400); no pool found / no route found (404); insufficient liquidity (400); ' +
+  'no route within maxAccounts (404)';
 
 @ApiTags('swap')
 @Controller('api/v1')
 export class SwapController {
-  constructor(private readonly swaps: SwapService) {}
+  constructor(
+    private readonly swaps: SwapService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
   @Post('swap')
   @HttpCode(200)
@@ -43,6 +50,7 @@ export class SwapController {
       swapMode: b.swapMode,
       slippageBps: b.slippageBps ?? 50,
       skipSimulation: b.skipSimulation ?? false,
+      controls: routeControlsOf(b, this.config.maxHops),
     });
     return { success: true, data };
   }
@@ -67,6 +75,7 @@ export class SwapController {
       amount: BigInt(b.amount),
       swapMode: b.swapMode,
       slippageBps: b.slippageBps ?? 50,
+      controls: routeControlsOf(b, this.config.maxHops),
     });
     return { success: true, data };
   }

@@ -15,6 +15,8 @@ import { fitLadder, fitRoute, NoFittingRouteError, type RouteShape } from './fit
 import { setComputeUnitLimit } from '../../../../libs/solana/src/instructions/system-token';
 import { PROGRAM_IDS } from '../../../../libs/solana/src/programs';
 import { instructionsResult, swapResult, type InstructionsResult, type SwapResult } from './swap-result';
+import { controlledSearch, type RouteControls } from '../quote/route-controls';
+import { checkAccountBudget, noRouteWithinMaxAccounts, QUOTE_MEASURE_WALLET } from './account-budget';
 
 export interface SwapParams {
   userWallet: string;
@@ -23,6 +25,8 @@ export interface SwapParams {
   amount: bigint;
   swapMode: SwapMode;
   slippageBps: number;
+  /** the request's route controls (none: the plain search) */
+  controls?: RouteControls;
 }
 
 /**
@@ -34,6 +38,7 @@ export class SwapService {
   private readonly logger = new Logger('SwapService');
   private readonly tables: LookupTableIndex;
   private readonly fee: AggregatorFee | null;
+  private readonly liquid: ReadonlySet<string>;
 
   constructor(
     private readonly projections: ProjectionService,
@@ -45,21 +50,25 @@ export class SwapService {
       account: (a) => this.projections.projection.account(a),
     });
     this.fee = aggregatorFeeOf(config);
+    this.liquid = new Set(config.intermediateTokens);
   }
 
   /**
    * Route and build, within the byte budget: the best route whose transaction (with the lookup
    * tables that cover it) fits 1232 bytes (see fit.ts), compiled with `blockhash`. Route errors
    * as for quote; `missing pool data` / `<buildError>` (500) otherwise; a NoFittingRouteError
-   * when no route fits (in 1232 bytes and 64 accounts).
+   * when no route fits (in 1232 bytes and 64 accounts, and the request's maxAccounts).
    */
-  private build(p: SwapParams, buildError: string, blockhash: string | null): { built: BuiltSwap; tables: AddressLookupTableAccount[]; compiled: CompiledTransaction | null } {
+  private build(p: SwapParams, buildError: string, blockhash: string | null): { route: Route; built: BuiltSwap; tables: AddressLookupTableAccount[]; compiled: CompiledTransaction | null } {
     if (p.inputMint === p.outputMint) throw new ApiError(HttpStatus.BAD_REQUEST, SAME_MINT_ERROR);
     const projection = this.projections.projection;
+    const controls = p.controls ?? {};
+    const controlled = controlledSearch(controls, this.config.maxHops, this.liquid, p.inputMint, p.outputMint);
     const search = (shape: RouteShape | null): Route => {
-      const req = { inputMint: p.inputMint, outputMint: p.outputMint, amount: p.amount, mode: p.swapMode, maxHops: shape?.maxHops ?? this.config.maxHops };
+      const maxHops = Math.min(shape?.maxHops ?? controlled.maxHops, controlled.maxHops);
+      const req = { inputMint: p.inputMint, outputMint: p.outputMint, amount: p.amount, mode: p.swapMode, maxHops };
       // as the quote: the best direct route when it nets more after a multi-hop-only fee
-      const best = (): Route => findBestNetRoute(projection, req, this.fee, shape?.options);
+      const best = (): Route => findBestNetRoute(projection, req, this.fee, { ...shape?.options, ...controlled.options });
       if (shape !== null) return best();
       try {
         return best();
@@ -77,14 +86,16 @@ export class SwapService {
         (built) => {
           const tables = this.tables.select(p.userWallet, built.instructions);
           tablesOf.set(built, tables);
+          checkAccountBudget(p.userWallet, built.instructions, controls.maxAccounts);
           return measureTransaction(p.userWallet, built.instructions, tables.map((t) => this.tables.addressSet(t)));
         },
-        fitLadder(this.config.maxHops),
+        fitLadder(controlled.maxHops),
         (a, b) => betterNet(a, b, this.fee) === b,
       );
       const tables = tablesOf.get(fitted.built)!;
-      return { built: fitted.built, tables, compiled: blockhash === null ? null : compileTransaction(p.userWallet, fitted.built.instructions, blockhash, tables) };
+      return { route: fitted.route, built: fitted.built, tables, compiled: blockhash === null ? null : compileTransaction(p.userWallet, fitted.built.instructions, blockhash, tables) };
     } catch (e) {
+      if (e instanceof NoFittingRouteError && controls.maxAccounts !== undefined) throw noRouteWithinMaxAccounts();
       if (e instanceof ApiError || e instanceof NoFittingRouteError) throw e;
       if (e instanceof MissingPoolDataError) {
         this.logger.warn(`missing pool data: ${e.detail}`);
@@ -110,6 +121,14 @@ export class SwapService {
     built.hopCount = q.hopCount;
     built.splitPercents = built.isSplitRoute ? q.routes.map((r) => r.percent) : built.pools.map(() => 100);
     return built;
+  }
+
+  /**
+   * The route a quote with maxAccounts serves: the best one whose transaction (measured for a
+   * placeholder wallet, with the defaults of /swap) stays within maxAccounts and 1232 bytes.
+   */
+  quoteRoute(p: Omit<SwapParams, 'userWallet'>): Route {
+    return this.build({ ...p, userWallet: QUOTE_MEASURE_WALLET }, 'failed to build transaction', null).route;
   }
 
   /**

@@ -16,6 +16,7 @@
  */
 import { PoolQuoteError, type HopQuote, type Pool } from '../pool';
 import { allocate, buildFlowGraph, evaluateFlow, type SplitOptions } from './split';
+import { filteredGraph, type PoolFilter } from './pool-filter';
 
 export type SwapMode = 'ExactIn' | 'ExactOut';
 
@@ -109,6 +110,8 @@ export interface RouteSearchOptions extends SplitOptions {
   splitCandidatesPerToken?: number;
   /** path-exchange rounds after the greedy allocation (default 96) */
   polishRounds?: number;
+  /** only the pools this accepts are searched (a request's route controls; see pool-filter.ts) */
+  poolFilter?: PoolFilter;
 }
 
 /** Route errors; `message` is the API's error text. */
@@ -653,6 +656,7 @@ function sameTokens(a: Node | null, b: Node | null): boolean {
  * own pools).
  */
 export function findCandidatePaths(graph: TokenGraph, req: RouteRequest, opts: RouteSearchOptions = {}): CandidatePath[] {
+  if (opts.poolFilter) graph = filteredGraph(graph, opts.poolFilter);
   return searchCandidates(compiled(graph), req, opts);
 }
 
@@ -1053,6 +1057,7 @@ function pathImpact(r: Route): number {
 export function findBestRoute(graph: TokenGraph, req: RouteRequest, opts: RouteSearchOptions = {}, searched?: (candidates: readonly CandidatePath[]) => void): Route {
   if (req.amount <= 0n) throw new RangeError('amount must be positive');
   if (req.inputMint === req.outputMint) throw new RangeError('inputMint and outputMint must differ');
+  if (opts.poolFilter) graph = filteredGraph(graph, opts.poolFilter);
   if (graph.poolsOf(req.inputMint).length === 0) throw new NoPoolError(req.inputMint);
   if (graph.poolsOf(req.outputMint).length === 0) throw new NoPoolError(req.outputMint);
   const maxHops = Math.max(1, Math.min(MAX_HOPS_LIMIT, Math.floor(req.maxHops)));

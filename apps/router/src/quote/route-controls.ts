@@ -1,0 +1,106 @@
+/**
+ * A request's route controls (dexes, excludeDexes, onlyDirectRoutes, maxHops,
+ * restrictIntermediateTokens, maxAccounts) turned into what the route search takes: a hop limit
+ * and a pool filter. Plain functions, no Nest.
+ *
+ * - `dexes` / `excludeDexes` name programs by the label a route's `poolType` shows
+ *   ("Raydium CPMM", case-insensitive) or by program id; `dexes` keeps only those programs,
+ *   `excludeDexes` drops them (both: the programs of `dexes` not in `excludeDexes`).
+ * - `onlyDirectRoutes`: one hop (parallel pools of the pair may still split the amount).
+ * - `maxHops`: 1 to the configured MAX_HOPS.
+ * - `restrictIntermediateTokens`: a pool is searched only when each of its tokens is the input,
+ *   the output or one of the configured liquid tokens, so every intermediate token is liquid.
+ * - `maxAccounts` is not a search filter: the transaction of the served route is measured (see
+ *   swap/account-budget.ts).
+ */
+import type { Pool } from '../../../../libs/amm/src/pool';
+import type { RouteSearchOptions } from '../../../../libs/amm/src/routing/route-search';
+import { PROGRAM_IDS } from '../../../../libs/solana/src/programs';
+
+export interface RouteControls {
+  /** program ids the route may use (null: any) */
+  dexes?: readonly string[];
+  /** program ids the route must not use */
+  excludeDexes?: readonly string[];
+  onlyDirectRoutes?: boolean;
+  maxHops?: number;
+  restrictIntermediateTokens?: boolean;
+  /** accounts the route's transaction may reference at most */
+  maxAccounts?: number;
+}
+
+export interface Dex {
+  /** the label RouteInfo.poolType shows */
+  label: string;
+  programId: string;
+}
+
+/** the programs the router routes through, as GET /api/v1/dexes lists them */
+export const DEXES: readonly Dex[] = [
+  { label: 'Orca Whirlpool', programId: PROGRAM_IDS.orcaWhirlpool },
+  { label: 'Raydium CLMM', programId: PROGRAM_IDS.raydiumClmm },
+  { label: 'Raydium CPMM', programId: PROGRAM_IDS.raydiumCpmm },
+  { label: 'Raydium AMM v4', programId: PROGRAM_IDS.raydiumAmmV4 },
+  { label: 'PumpSwap', programId: PROGRAM_IDS.pumpSwapAmm },
+  { label: 'pump.fun', programId: PROGRAM_IDS.pumpFun },
+];
+
+/** the program id a dex name (label, any case, or program id) names; undefined when it names none */
+export function dexProgramId(name: string): string | undefined {
+  const n = name.trim();
+  const lower = n.toLowerCase();
+  return DEXES.find((d) => d.programId === n || d.label.toLowerCase() === lower)?.programId;
+}
+
+/**
+ * A list of dex names (an array, or one comma-separated string) as program ids; null when it is
+ * not a list of known names (empty entries, an unknown name).
+ */
+export function parseDexList(value: unknown): string[] | null {
+  const items = typeof value === 'string' ? value.split(',') : Array.isArray(value) ? value : null;
+  if (items === null || items.length === 0) return null;
+  const ids = new Set<string>();
+  for (const item of items) {
+    if (typeof item !== 'string') return null;
+    const id = dexProgramId(item);
+    if (id === undefined) return null;
+    ids.add(id);
+  }
+  return [...ids];
+}
+
+/** what the search of one request takes: its hop limit and the options carrying its pool filter */
+export interface ControlledSearch {
+  maxHops: number;
+  options: RouteSearchOptions;
+}
+
+/**
+ * The hop limit and pool filter of `controls` for a swap from `inputMint` to `outputMint`
+ * (`configMaxHops`: MAX_HOPS; `liquid`: the intermediate tokens restrictIntermediateTokens allows).
+ * The caller has checked maxHops against configMaxHops.
+ */
+export function controlledSearch(controls: RouteControls, configMaxHops: number, liquid: ReadonlySet<string>, inputMint: string, outputMint: string): ControlledSearch {
+  let maxHops = Math.min(configMaxHops, controls.maxHops ?? configMaxHops);
+  if (controls.onlyDirectRoutes) maxHops = 1;
+  const tests: Array<(p: Pool) => boolean> = [];
+  if (controls.dexes !== undefined) {
+    const only = new Set(controls.dexes);
+    tests.push((p) => only.has(p.programId));
+  }
+  if (controls.excludeDexes !== undefined && controls.excludeDexes.length > 0) {
+    const except = new Set(controls.excludeDexes);
+    tests.push((p) => !except.has(p.programId));
+  }
+  if (controls.restrictIntermediateTokens && maxHops > 1) {
+    const ok = (m: string): boolean => m === inputMint || m === outputMint || liquid.has(m);
+    tests.push((p) => ok(p.mintA) && ok(p.mintB));
+  }
+  if (tests.length === 0) return { maxHops, options: {} };
+  return { maxHops, options: { poolFilter: (p) => tests.every((t) => t(p)) } };
+}
+
+/** true when the controls ask for anything beyond the plain search */
+export function hasControls(c: RouteControls): boolean {
+  return c.dexes !== undefined || c.excludeDexes !== undefined || c.onlyDirectRoutes === true || c.maxHops !== undefined || c.restrictIntermediateTokens === true || c.maxAccounts !== undefined;
+}
