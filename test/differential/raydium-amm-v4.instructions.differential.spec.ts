@@ -1,6 +1,7 @@
 /**
  * Differential test of the Raydium AMM v4 swap INSTRUCTIONS: our builder
- * (libs/solana/src/instructions/programs.ts raydiumAmmV4Swap, with decodeSerumMarketAccounts)
+ * (libs/solana/src/instructions/programs.ts raydiumAmmV4SwapV2, and raydiumAmmV4Swap with
+ * decodeSerumMarketAccounts)
  * against the official SDK's builder (`@raydium-io/raydium-sdk-v2` liquidity/instruction
  * makeAMMSwapInstruction, version 4: makeSwapFixedInInstruction / makeSwapFixedOutInstruction),
  * for the real mainnet SOL/USDC AmmInfo in ../shared/fixtures/raydium-amm-v4 (two captures), both
@@ -21,9 +22,9 @@
  *    emits swap_base_in_v2 / swap_base_out_v2 (tags 16 / 17, makeAMMSwapV2Instruction): 8
  *    accounts, no open orders, target orders or OpenBook market accounts. The program accepts
  *    both forms (tag 9 / 11 take 17 or 18 accounts, the market accounts unread since the
- *    OpenBook dependency was removed; tag 16 / 17 take 8). We emit tag 9 / 11 with 18 accounts;
- *    the test pins that the v2 form is exactly ours without the open orders, target orders and
- *    the 8 market accounts, with the same amounts after its own tag.
+ *    OpenBook dependency was removed; tag 16 / 17 take 8). The router emits the v2 form
+ *    (raydiumAmmV4SwapV2), compared with the SDK's v2 builder; the test also pins that it is our
+ *    tag 9 / 11 form without the open orders, target orders and the 8 market accounts.
  *  - Our builder can also emit the 17-account form (withTargetOrders: false; the program's
  *    "(optional) AMM target orders Account, no longer used"); the SDK has no builder for it: it
  *    is the SDK's 18 accounts without amm_target_orders (index 4). The router emits 18.
@@ -43,7 +44,7 @@ import { getATAAddress } from '@raydium-io/raydium-sdk-v2/lib/common/pda';
 import { PROGRAM_IDS } from '../../libs/solana/src/programs';
 import { decodeAmmV4Info } from '../../libs/solana/src/raydium-amm-v4';
 import { associatedTokenAddress } from '../../libs/solana/src/instructions/common';
-import { decodeSerumMarketAccounts, raydiumAmmV4Swap, type SwapDirection } from '../../libs/solana/src/instructions/programs';
+import { decodeSerumMarketAccounts, raydiumAmmV4Swap, raydiumAmmV4SwapV2, type SwapDirection } from '../../libs/solana/src/instructions/programs';
 
 // the SDK's own bn.js (no types here)
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -182,6 +183,8 @@ describe('Raydium AMM v4 swap instructions vs @raydium-io/raydium-sdk-v2 makeAMM
               expect(v2.programId).toBe(m.programId);
               expect(v2.keys).toEqual([0, 1, 2, 5, 6, 15, 16, 17].map((i) => m.keys[i]));
               expect(v2.data).toBe(Buffer.from([mode === 'ExactIn' ? 16 : 17]).toString('hex') + m.data.slice(2));
+              // what the router emits: the v2 form, identical to the SDK's
+              expect(flat(raydiumAmmV4SwapV2({ pool: pool.address, info: ours, inputMint, mode, amount, threshold, user }))).toEqual(v2);
             }
           });
         }

@@ -34,7 +34,15 @@ export interface SvmWorld {
   svm: SvmChain;
 }
 
-export function svmWorld(opts: { seed: number; pools: number; tokens: number; programs: readonly RealProgram[]; env?: Record<string, string> }): SvmWorld {
+export function svmWorld(opts: {
+  seed: number;
+  pools: number;
+  tokens: number;
+  programs: readonly RealProgram[];
+  env?: Record<string, string>;
+  /** accounts neither side gets */
+  drop?: (u: PoolUpdate) => boolean;
+}): SvmWorld {
   const market = new SimMarket({ seed: opts.seed, pools: opts.pools, tokens: opts.tokens, swapsPerSlot: 0, programs: opts.programs, lookupTables: true });
   const all = market.genesis();
   const whole = projectionOf(all);
@@ -44,7 +52,7 @@ export function svmWorld(opts: { seed: number; pools: number; tokens: number; pr
       .filter((p) => p.program === 'orca-whirlpool' && !whirlpoolRunsOnBinary(whole, p.address))
       .map((p) => p.address),
   );
-  const updates = all.filter((u) => !skip.has(u.address));
+  const updates = all.filter((u) => !skip.has(u.address) && !(opts.drop?.(u) ?? false));
   const projection = projectionOf(updates);
   const gateway = new SimChainGateway(() => projection);
   const config = loadConfig({ DATA_DIR: 'unused', ...opts.env });

@@ -4,10 +4,14 @@
  * quoted from: each lands, and the wallet pays and receives exactly the quote, to the unit; the
  * sim gateway's simulation succeeded on the same transaction.
  */
-import { MINTS } from '../../libs/solana/src/programs';
+import { VersionedTransaction } from '@solana/web3.js';
+import { MINTS, PROGRAM_IDS } from '../../libs/solana/src/programs';
 import { landSwap, poolPairs, REAL_PROGRAM_NAMES, svmWorld, type SvmWorld } from './svm-world';
 
 jest.setTimeout(120_000);
+
+/** the OpenBook (Serum v3) program that owns AMM v4 pools' market accounts */
+const OPENBOOK = 'srmqPvymJeFKQ4zGQed1GFppgkRHL9kaELCbyksJtPX';
 
 describe.each(REAL_PROGRAM_NAMES)('%s: /swap on the real program', (program) => {
   let w: SvmWorld;
@@ -48,5 +52,35 @@ describe.each(REAL_PROGRAM_NAMES)('%s: /swap on the real program', (program) => 
     }
     expect(failures).toEqual([]);
     expect(landed).toBeGreaterThanOrEqual(6);
+  });
+});
+
+describe('raydium-amm-v4 without OpenBook', () => {
+  it('routes and lands swap_base_in_v2 / swap_base_out_v2 (8 accounts) with no market account anywhere', async () => {
+    const markets = new Set(
+      svmWorld({ seed: 11, pools: 24, tokens: 8, programs: ['raydium-amm-v4'] })
+        .projection.markets()
+        .filter((m) => m.programId === PROGRAM_IDS.raydiumAmmV4)
+        .map((m) => m.address),
+    );
+    expect(markets.size).toBeGreaterThan(0);
+    const w = svmWorld({ seed: 11, pools: 24, tokens: 8, programs: ['raydium-amm-v4'], drop: (u) => u.owner === OPENBOOK });
+    expect(w.updates.some((u) => u.owner === OPENBOOK)).toBe(false);
+    const pairs = poolPairs(w, 'raydium-amm-v4');
+    expect(pairs.length).toBe(markets.size);
+    const p = pairs[0];
+    for (const swapMode of ['ExactIn', 'ExactOut'] as const) {
+      const r = await landSwap(w, { inputMint: p.mintA, outputMint: p.mintB, amount: 10_000n, swapMode, slippageBps: 50 });
+      expect(r.outcome.success).toBe(true);
+      expect([r.paid, r.received]).toEqual([BigInt(r.result.amountIn), BigInt(r.result.amountOut)]);
+      const tx = VersionedTransaction.deserialize(Buffer.from(r.result.transaction, 'base64'));
+      const keys = tx.message.staticAccountKeys.map((k) => k.toBase58());
+      const swaps = tx.message.compiledInstructions.filter((ix) => keys[ix.programIdIndex] === PROGRAM_IDS.raydiumAmmV4);
+      expect(swaps.length).toBeGreaterThan(0);
+      for (const ix of swaps) {
+        expect(ix.accountKeyIndexes).toHaveLength(8);
+        expect(ix.data[0]).toBe(swapMode === 'ExactIn' ? 16 : 17);
+      }
+    }
   });
 });

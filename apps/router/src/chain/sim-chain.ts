@@ -414,8 +414,9 @@ export class SimChain {
         [pool, user, source, destination] = [acc(2), acc(0), acc(3), acc(4)];
       }
     } else if (program === PROGRAM_IDS.raydiumAmmV4) {
-      exactIn = d[0] === AMM_V4_TAG.swapBaseIn;
-      if (!exactIn && d[0] !== AMM_V4_TAG.swapBaseOut) throw new Fail('InvalidInstruction');
+      // tag 9 / 11 (17 or 18 accounts) and their OpenBook-free forms 16 / 17 (8 accounts): the user's three accounts come last in both
+      exactIn = d[0] === AMM_V4_TAG.swapBaseIn || d[0] === AMM_V4_TAG.swapBaseInV2;
+      if (!exactIn && d[0] !== AMM_V4_TAG.swapBaseOut && d[0] !== AMM_V4_TAG.swapBaseOutV2) throw new Fail('InvalidInstruction');
       const n = ix.accountKeyIndexes.length;
       [pool, source, destination, user] = [acc(1), acc(n - 3), acc(n - 2), acc(n - 1)];
       [amount, bound] = exactIn ? [u64(1), u64(9)] : [u64(9), u64(1)];

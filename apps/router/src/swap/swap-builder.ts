@@ -1,7 +1,7 @@
 /**
  * SwapBuilder: turns an exact route (single path or split) into the instructions of one atomic
  * transaction, with the slippage bound enforced by the swap instructions themselves. Pure: no
- * Nest, no IO; it reads pool state from the `Pool` objects and raw accounts (mints, markets)
+ * Nest, no IO; it reads pool state from the `Pool` objects and raw accounts (mints, tick arrays)
  * from an `AccountSource` (the Projection).
  *
  * Instruction order: compute budget (unit limit, optional unit price) → create-idempotent ATAs
@@ -60,12 +60,11 @@ import {
   transferChecked,
 } from '../../../../libs/solana/src/instructions/system-token';
 import {
-  decodeSerumMarketAccounts,
   orcaWhirlpoolSwapV2,
   pumpAmmSwap,
   pumpFunBuybackFeeRecipient,
   pumpFunSwap,
-  raydiumAmmV4Swap,
+  raydiumAmmV4SwapV2,
   raydiumClmmSwapV2,
   raydiumCpmmSwap,
   type SwapDirection,
@@ -387,16 +386,8 @@ function hopInstruction(
     });
   }
   if (pool instanceof AmmV4Pool) {
-    const info = pool.info;
-    const m = ctx.src.account(info.market);
-    if (!m) throw new MissingPoolDataError(`market account ${info.market} of AMM v4 pool ${pool.address} is not in the projection`);
-    let market;
-    try {
-      market = decodeSerumMarketAccounts(info.market, info.marketProgram, m.data);
-    } catch (e) {
-      throw new MissingPoolDataError(`market account ${info.market}: ${(e as Error).message}`);
-    }
-    return raydiumAmmV4Swap({ pool: pool.address, info, market, inputMint, mode: dir, amount, threshold: bound, user });
+    // swap_base_in_v2 / swap_base_out_v2: no OpenBook market account to read or pass
+    return raydiumAmmV4SwapV2({ pool: pool.address, info: pool.info, inputMint, mode: dir, amount, threshold: bound, user });
   }
   if (pool instanceof PumpAmmPool) {
     const st = pool.pool;

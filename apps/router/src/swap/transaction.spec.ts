@@ -66,7 +66,8 @@ describe('measureTransaction', () => {
     }
     // every outcome is exercised: transactions that fit, and (over the limits) the two errors
     expect(seen.get('size') ?? 0).toBeGreaterThan(100);
-    expect(seen.get('accounts') ?? 0).toBeGreaterThan(10);
+    // without tables most long routes are too large before they are over the account limit
+    expect(seen.get('accounts') ?? 0).toBeGreaterThan(lookupTables ? 10 : 0);
     if (!lookupTables) expect(seen.get('too') ?? 0).toBeGreaterThan(10);
   });
 

@@ -46,7 +46,7 @@ export const SWAP_DISCRIMINATORS = {
 } as const;
 
 /** Raydium AMM v4 instruction tags (native program, one-byte tag). */
-export const AMM_V4_TAG = { swapBaseIn: 9, swapBaseOut: 11 } as const;
+export const AMM_V4_TAG = { swapBaseIn: 9, swapBaseOut: 11, swapBaseInV2: 16, swapBaseOutV2: 17 } as const;
 
 /**
  * The sqrt price limit both concentrated-liquidity builders send: 0, "no explicit limit". The
@@ -312,6 +312,34 @@ export function raydiumAmmV4Swap(a: AmmV4SwapArgs): TransactionInstruction {
     w(a.user.destination),
     s(a.user.wallet),
   );
+  return instruction(PROGRAM_IDS.raydiumAmmV4, keys, data);
+}
+
+export type AmmV4SwapV2Args = Omit<AmmV4SwapArgs, 'market' | 'withTargetOrders'>;
+
+/**
+ * swap_base_in_v2 (tag 16: amount_in, minimum_amount_out) / swap_base_out_v2 (tag 17:
+ * max_amount_in, amount_out), the form without OpenBook (raydium-amm instruction.rs): 8 accounts,
+ * token program, amm, authority, coin vault, pc vault, user source, user destination, user owner.
+ * The pool needs no market account; the transaction carries 10 accounts fewer than tag 9 / 11.
+ */
+export function raydiumAmmV4SwapV2(a: AmmV4SwapV2Args): TransactionInstruction {
+  const info = a.info;
+  if (a.inputMint !== info.coinVaultMint && a.inputMint !== info.pcVaultMint) throw new Error(`mint ${a.inputMint} is not in AMM v4 pool ${a.pool}`);
+  const data =
+    a.mode === 'ExactIn'
+      ? new ArgWriter().u8(AMM_V4_TAG.swapBaseInV2).u64(a.amount, 'amount_in').u64(a.threshold, 'minimum_amount_out').done()
+      : new ArgWriter().u8(AMM_V4_TAG.swapBaseOutV2).u64(a.threshold, 'max_amount_in').u64(a.amount, 'amount_out').done();
+  const keys = [
+    r(PROGRAM_IDS.token),
+    w(a.pool),
+    r(ammV4Authority(info.nonce)),
+    w(info.coinVault),
+    w(info.pcVault),
+    w(a.user.source),
+    w(a.user.destination),
+    s(a.user.wallet),
+  ];
   return instruction(PROGRAM_IDS.raydiumAmmV4, keys, data);
 }
 
