@@ -4,6 +4,7 @@ import type { AppConfig } from '../../../libs/config/src/config';
 import { LOG_PORT, type LogPort } from '../../../libs/log/src/log.port';
 import { Ingestor, type IngestorStats } from './ingestor';
 import { LookupTableIngest } from './rpc/lookup-tables';
+import { RpcSource } from './rpc/rpc-source';
 
 /**
  * Nest wiring of the Ingestor: starts the configured source once the application has
@@ -15,9 +16,12 @@ export class IngestorService implements OnApplicationBootstrap, BeforeApplicatio
   readonly ingestor: Ingestor;
   /** LOOKUP_TABLES read from RPC_URL into the log (null when none are configured) */
   readonly lookupTables: LookupTableIngest | null;
+  /** INGEST_SOURCE=rpc: the chain through RPC_URL (null for the other sources, which the Ingestor runs) */
+  readonly rpc: RpcSource | null;
 
   constructor(@Inject(APP_CONFIG) config: AppConfig, @Inject(LOG_PORT) log: LogPort) {
     this.ingestor = new Ingestor(config, log, new Logger('Ingestor'));
+    this.rpc = config.ingestSource === 'rpc' ? new RpcSource(config, log, new Logger('RpcIngest')) : null;
     this.lookupTables =
       config.lookupTables.length > 0 && config.rpcUrl !== null
         ? new LookupTableIngest({ rpcUrl: config.rpcUrl, rpcKey: config.rpcKey, addresses: config.lookupTables, refreshMs: config.lookupTablesRefreshMs }, log, new Logger('LookupTables'))
@@ -25,12 +29,14 @@ export class IngestorService implements OnApplicationBootstrap, BeforeApplicatio
   }
 
   async onApplicationBootstrap(): Promise<void> {
-    await this.ingestor.start();
+    if (this.rpc) await this.rpc.start();
+    else await this.ingestor.start();
     await this.lookupTables?.start();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
     await this.lookupTables?.stop();
+    await this.rpc?.stop();
     await this.ingestor.stop();
   }
 

@@ -43,7 +43,7 @@ export interface IngestorLogger {
 }
 
 export interface IngestorStats {
-  source: 'sim' | 'file';
+  source: AppConfig['ingestSource'];
   /** started and not yet finished or stopped */
   running: boolean;
   /** the source ended (SIM_MAX_SLOTS reached, end of the recording) */

@@ -23,7 +23,9 @@ async function bootstrap(): Promise<void> {
     config.ingestSource === 'sim'
       ? `sim (seed ${config.simSeed}, ${config.simPools} pools, ${config.simTokens} tokens, ${config.simSwapsPerSlot} swaps per ${config.simSlotMs} ms slot` +
         `${config.simMaxSlots > 0 ? `, stop after ${config.simMaxSlots} slots` : ''})`
-      : `file ${config.ingestFile} (pace: ${config.ingestFilePace})`;
+      : config.ingestSource === 'rpc'
+        ? `rpc (${config.rpcUrls.length} endpoint(s); programs ${config.ingestPrograms.join(',')})`
+        : `file ${config.ingestFile} (pace: ${config.ingestFilePace})`;
   const logTarget = config.logDriver === 'kafka' ? `kafka ${config.kafkaBrokers.join(',')}` : `embedded in ${config.dataDir}`;
   logger.log(`ingestor starting: source ${source}; log ${logTarget}${config.ingestRecordFile ? `; recording to ${config.ingestRecordFile}` : ''}`);
   let app;

@@ -6,7 +6,7 @@ import { isPublicKey } from '../../solana/src/base58';
 import { MINTS } from '../../solana/src/programs';
 
 export type LogDriver = 'embedded' | 'kafka';
-export type IngestSource = 'sim' | 'file';
+export type IngestSource = 'sim' | 'file' | 'rpc';
 
 export interface AppConfig {
   port: number;
@@ -32,8 +32,22 @@ export interface AppConfig {
   chainGateway: 'sim' | 'rpc';
   /** RPC_URL: JSON-RPC endpoint (http or https) of the rpc gateway */
   rpcUrl: string | null;
-  /** RPC_KEY: sent to the RPC node as `Authorization: Bearer <key>` */
+  /** RPC_KEY: sent to the RPC node as `Authorization: Bearer <key>`, or in the URL where it has an empty query parameter */
   rpcKey: string | null;
+  /** RPC_URL as a list: the first is primary (rpcUrl), the others fail over */
+  rpcUrls: string[];
+  /** RPC_WS_URL: PubSub endpoints (empty: derived from each RPC_URL) */
+  rpcWsUrls: string[];
+  /** RPC_POLL_MS: 0 = accountSubscribe the watched accounts; > 0 = poll them with getMultipleAccounts this often */
+  rpcPollMs: number;
+  /** INGEST_PROGRAMS: which of the six programs a chain source ingests */
+  ingestPrograms: IngestProgram[];
+  /** INGEST_MINTS: only pools holding one of these mints (null: all) */
+  ingestMints: string[] | null;
+  /** INGEST_POOLS: exactly these pool accounts (null: found by program) */
+  ingestPools: string[] | null;
+  /** MAX_INGEST_LAG_SLOTS: /health answers 503 when the chain is this many slots ahead of what was ingested */
+  maxIngestLagSlots: number;
   /** FEE_BPS: aggregator fee in basis points (0 = none, at most 1000) */
   feeBps: number;
   /** FEE_WALLET: wallet receiving the aggregator fee (required when FEE_BPS > 0) */
@@ -152,7 +166,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     .map((s) => s.trim())
     .filter((s) => s.length > 0);
   if (logDriver === 'kafka' && kafkaBrokers.length === 0) throw new ConfigError('KAFKA_BROKERS must list at least one host:port');
-  const ingestSource = oneOf(env, 'INGEST_SOURCE', 'sim', ['sim', 'file'] as const);
+  const ingestSource = oneOf(env, 'INGEST_SOURCE', 'sim', ['sim', 'file', 'rpc'] as const);
   const ingestFile = env.INGEST_FILE && env.INGEST_FILE !== '' ? env.INGEST_FILE : null;
   if (ingestSource === 'file' && !ingestFile) throw new ConfigError('INGEST_SOURCE=file needs INGEST_FILE (a JSON-lines recording)');
   return {
@@ -180,6 +194,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     searchWorker: oneOf(env, 'SEARCH_WORKER', 'off', ['on', 'off'] as const),
     streamRefreshMs: streamRefreshMs(env),
     ...chainSettings(env),
+    ...chainSourceSettings(env, ingestSource),
     ...lookupTableSettings(env, ingestSource),
     ...opsSettings(env),
     ...swapApiSettings(env),
@@ -222,15 +237,14 @@ function lookupTableSettings(env: Env, ingestSource: AppConfig['ingestSource']):
   const rpcUrl = env.RPC_URL && env.RPC_URL.trim() !== '' ? env.RPC_URL.trim() : null;
   if (lookupTables.length > 0 && rpcUrl === null) throw new ConfigError('LOOKUP_TABLES needs RPC_URL (the tables are read from that node)');
   // the simulated market writes its own tables, and its log must hold its records only (resume checks them)
-  if (lookupTables.length > 0 && ingestSource === 'sim') throw new ConfigError('LOOKUP_TABLES goes with a chain-fed log (INGEST_SOURCE=file); the simulated market creates its own lookup tables');
+  if (lookupTables.length > 0 && ingestSource === 'sim') throw new ConfigError('LOOKUP_TABLES goes with a chain-fed log (INGEST_SOURCE=file or rpc); the simulated market creates its own lookup tables');
   return { lookupTables, lookupTablesRefreshMs: int(env, 'LOOKUP_TABLES_REFRESH_MS', 60_000, 1_000, 86_400_000) };
 }
 
 /** CHAIN_GATEWAY, RPC_URL, RPC_KEY, FEE_BPS, FEE_WALLET, FEE_ROUTES, COMPUTE_UNIT_PRICE */
 function chainSettings(env: Env): Pick<AppConfig, 'chainGateway' | 'rpcUrl' | 'rpcKey' | 'feeBps' | 'feeWallet' | 'feeRoutes' | 'computeUnitPriceMicroLamports'> {
   const chainGateway = oneOf(env, 'CHAIN_GATEWAY', 'sim', ['sim', 'rpc'] as const);
-  const rpcUrl = env.RPC_URL && env.RPC_URL.trim() !== '' ? env.RPC_URL.trim() : null;
-  if (rpcUrl !== null && !/^https?:\/\/[^\s/]+/.test(rpcUrl)) throw new ConfigError(`RPC_URL must be an http(s) URL, got ${JSON.stringify(rpcUrl)}`);
+  const rpcUrl = rpcUrlList(env)[0] ?? null;
   if (chainGateway === 'rpc' && rpcUrl === null) throw new ConfigError('CHAIN_GATEWAY=rpc needs RPC_URL');
   const feeBps = int(env, 'FEE_BPS', 0, 0, 1000);
   const feeWallet = env.FEE_WALLET && env.FEE_WALLET.trim() !== '' ? env.FEE_WALLET.trim() : null;
@@ -253,4 +267,54 @@ function swapApiSettings(env: Env): Pick<AppConfig, 'intermediateTokens'> {
   const intermediateTokens = raw === undefined || raw.trim() === '' ? [MINTS.SOL, MINTS.USDC, MINTS.USDT] : [...new Set(raw.split(',').map((x) => x.trim()))];
   for (const m of intermediateTokens) if (!isPublicKey(m)) throw new ConfigError(`INTERMEDIATE_TOKENS must be comma-separated base58 mints, got ${JSON.stringify(m)}`);
   return { intermediateTokens };
+}
+
+// ---- chain sources (INGEST_SOURCE=rpc) ----
+
+export const INGEST_PROGRAMS = ['raydium-cpmm', 'orca-whirlpool', 'raydium-clmm', 'raydium-amm-v4', 'pump-amm', 'pump-fun'] as const;
+export type IngestProgram = (typeof INGEST_PROGRAMS)[number];
+
+function list(env: Env, name: string): string[] {
+  const raw = env[name] ?? '';
+  return raw.trim() === '' ? [] : [...new Set(raw.split(',').map((x) => x.trim()).filter((x) => x !== ''))];
+}
+
+/** RPC_URL: one or more comma-separated http(s) URLs */
+function rpcUrlList(env: Env): string[] {
+  const urls = list(env, 'RPC_URL');
+  for (const u of urls) if (!/^https?:\/\/[^\s/,]+/.test(u)) throw new ConfigError(`RPC_URL must be http(s) URLs, comma-separated, got ${JSON.stringify(u)}`);
+  return urls;
+}
+
+function keyList(env: Env, name: string): string[] | null {
+  const keys = list(env, name);
+  for (const k of keys) if (!isPublicKey(k)) throw new ConfigError(`${name}: ${JSON.stringify(k)} is not a base58 public key`);
+  return keys.length === 0 ? null : keys;
+}
+
+/** RPC_URL (list), RPC_WS_URL, RPC_POLL_MS, INGEST_PROGRAMS, INGEST_MINTS, INGEST_POOLS, MAX_INGEST_LAG_SLOTS */
+function chainSourceSettings(
+  env: Env,
+  ingestSource: IngestSource,
+): Pick<AppConfig, 'rpcUrls' | 'rpcWsUrls' | 'rpcPollMs' | 'ingestPrograms' | 'ingestMints' | 'ingestPools' | 'maxIngestLagSlots'> {
+  const rpcUrls = rpcUrlList(env);
+  if (ingestSource === 'rpc' && rpcUrls.length === 0) throw new ConfigError('INGEST_SOURCE=rpc needs RPC_URL');
+  const rpcWsUrls = list(env, 'RPC_WS_URL');
+  for (const u of rpcWsUrls) if (!/^wss?:\/\/[^\s/,]+/.test(u)) throw new ConfigError(`RPC_WS_URL must be ws(s) URLs, comma-separated, got ${JSON.stringify(u)}`);
+  const programs = list(env, 'INGEST_PROGRAMS');
+  for (const p of programs) {
+    if (!(INGEST_PROGRAMS as readonly string[]).includes(p)) throw new ConfigError(`INGEST_PROGRAMS: unknown program ${JSON.stringify(p)}; expected some of ${INGEST_PROGRAMS.join(', ')}`);
+  }
+  const ingestMints = keyList(env, 'INGEST_MINTS');
+  const ingestPools = keyList(env, 'INGEST_POOLS');
+  if (ingestMints !== null && ingestPools !== null) throw new ConfigError('INGEST_MINTS and INGEST_POOLS exclude each other: set one');
+  return {
+    rpcUrls,
+    rpcWsUrls,
+    rpcPollMs: int(env, 'RPC_POLL_MS', 0, 0, 3_600_000),
+    ingestPrograms: programs.length === 0 ? [...INGEST_PROGRAMS] : (programs as IngestProgram[]),
+    ingestMints,
+    ingestPools,
+    maxIngestLagSlots: int(env, 'MAX_INGEST_LAG_SLOTS', 150, 1, 1_000_000),
+  };
 }

@@ -4,6 +4,8 @@ export const TOPICS = {
   quoteInterest: 'quote-interest',
   quotesChanged: 'quotes-changed',
   quotesServed: 'quotes-served',
+  /** chain sources' heartbeats: the chain's slot and the slot ingested (libs/contracts/src/ingest-status.ts) */
+  ingestStatus: 'ingest-status',
 } as const;
 
 export type TopicName = (typeof TOPICS)[keyof typeof TOPICS];

@@ -39,11 +39,22 @@ export function quotesOf(p: Projection): string[] {
   return out;
 }
 
-/** a LogPort that only keeps what is appended to it (the sink's tests) */
+/** a LogPort that only keeps what is appended to it (the sources' tests): `messages` of pool-updates, `byTopic` all */
 export class CaptureLog {
   readonly messages: LogMessage[] = [];
-  async append(_topic: string, messages: LogMessage[]): Promise<never[]> {
-    this.messages.push(...messages);
+  readonly byTopic = new Map<string, LogMessage[]>();
+  /** when set, the next append throws it (a log that fails) */
+  failNext: Error | null = null;
+  async ensureTopic(): Promise<void> {}
+  async append(topic: string, messages: LogMessage[]): Promise<never[]> {
+    if (this.failNext) {
+      const e = this.failNext;
+      this.failNext = null;
+      throw e;
+    }
+    if (topic === 'pool-updates') this.messages.push(...messages);
+    if (!this.byTopic.has(topic)) this.byTopic.set(topic, []);
+    this.byTopic.get(topic)!.push(...messages);
     return [];
   }
   updates(): PoolUpdate[] {

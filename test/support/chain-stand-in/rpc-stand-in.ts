@@ -126,6 +126,16 @@ export class RpcStandIn {
     this.notifyAccount({ address, owner, lamports: 1n, data, slot });
   }
 
+  /** send `result` as-is to the subscriptions of a program (no filter applied) or of an account: bad notifications */
+  notifyUnchecked(kind: 'program' | 'account', target: string, result: unknown): number {
+    let n = 0;
+    for (const s of this.subs.values()) {
+      if (s.kind === 'program' && kind === 'program' && s.owner === target) this.send(s, 'programNotification', result), n++;
+      if (s.kind === 'account' && kind === 'account' && s.address === target) this.send(s, 'accountNotification', result), n++;
+    }
+    return n;
+  }
+
   /** send any text on every socket (malformed messages) */
   sendRaw(text: string): void {
     for (const ws of this.wss.clients) ws.send(text);

@@ -33,6 +33,7 @@ export class AccountSink {
   /** the router's projection over what was written: dependencies and pool decoding */
   readonly projection = new Projection();
   private offset = 0;
+  private tail: Promise<void> = Promise.resolve();
   /** last slot written per address (closed accounts included) */
   private readonly lastSlot = new Map<string, number>();
   /** addresses read and found absent on chain (not written; read again when the set is healed) */
@@ -73,8 +74,17 @@ export class AccountSink {
     return { slot, address: a.address, owner: a.owner, lamports: a.lamports, data: a.data, source: this.source };
   }
 
-  /** Append what is newer than what was written; returns how many were appended. */
-  async write(updates: readonly PoolUpdate[]): Promise<number> {
+  /** Append what is newer than what was written; returns how many were appended. Calls run one after the other. */
+  write(updates: readonly PoolUpdate[]): Promise<number> {
+    const run = this.tail.then(() => this.writeNow(updates));
+    this.tail = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
+  }
+
+  private async writeNow(updates: readonly PoolUpdate[]): Promise<number> {
     const out: PoolUpdate[] = [];
     for (const u of updates) {
       const last = this.lastSlot.get(u.address);

@@ -6,6 +6,7 @@
  * INGEST_MINTS the curve of a mint is its PDA ["bonding-curve", mint], read by address.
  */
 import type { GetProgramAccountsFilter } from '@solana/web3.js';
+import type { IngestProgram as IngestProgramName } from '../../../../libs/config/src/config';
 import { base58Encode } from '../../../../libs/solana/src/base58';
 import { WHIRLPOOL_DISCRIMINATORS, WHIRLPOOL_SIZE } from '../../../../libs/solana/src/orca-whirlpool';
 import { PROGRAM_IDS } from '../../../../libs/solana/src/programs';
@@ -15,8 +16,8 @@ import { CLMM_POOL_STATE_DISCRIMINATOR, CLMM_POOL_STATE_SIZE } from '../../../..
 import { CPMM_POOL_STATE_DISCRIMINATOR, CPMM_POOL_STATE_SIZE } from '../../../../libs/solana/src/raydium-cpmm';
 
 /** the program names of INGEST_PROGRAMS (the simulated market's names) */
-export const INGEST_PROGRAM_NAMES = ['raydium-cpmm', 'orca-whirlpool', 'raydium-clmm', 'raydium-amm-v4', 'pump-amm', 'pump-fun'] as const;
-export type IngestProgramName = (typeof INGEST_PROGRAM_NAMES)[number];
+export { INGEST_PROGRAMS as INGEST_PROGRAM_NAMES } from '../../../../libs/config/src/config';
+export type { IngestProgram as IngestProgramName } from '../../../../libs/config/src/config';
 
 export interface PoolAccountFilter {
   name: IngestProgramName;

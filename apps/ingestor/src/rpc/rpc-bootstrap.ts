@@ -109,20 +109,8 @@ export class RpcBootstrap {
     const seen = (s: number): void => {
       if (s > slot) slot = s;
     };
-    // 1. the pool accounts
-    for (const { slot: s, accounts } of await this.findPools()) {
-      seen(s);
-      const ok = accounts.filter((a) => this.acceptPool(a));
-      await this.sink.write(ok.map((a) => this.sink.update(s, a)));
-    }
-    // 2. their dependencies, until none is missing
-    for (let round = 0; round < MAX_DEPENDENCY_ROUNDS; round++) {
-      const curves = this.sink.curvesWithoutMint();
-      for (const curve of curves) seen(await this.readCurveTokenAccount(curve));
-      const missing = this.sink.missing();
-      if (missing.length === 0 && curves.length === 0) break;
-      seen(await this.readAccounts(missing));
-    }
+    seen(await this.readPools());
+    seen(await this.readDependencies());
     const addresses = this.sink.watchedAddresses();
     return {
       slot,
@@ -132,6 +120,30 @@ export class RpcBootstrap {
       requests: this.client.stats().requests - before,
       rejected: this.rejected,
     };
+  }
+
+  /** step 1: find the scope's pool accounts and write them; returns the newest context slot */
+  async readPools(): Promise<number> {
+    let slot = 0;
+    for (const { slot: s, accounts } of await this.findPools()) {
+      slot = Math.max(slot, s);
+      const ok = accounts.filter((a) => this.acceptPool(a));
+      await this.sink.write(ok.map((a) => this.sink.update(s, a)));
+    }
+    return slot;
+  }
+
+  /** step 2: read what the pools depend on until nothing is missing; returns the newest context slot */
+  async readDependencies(minContextSlot?: number): Promise<number> {
+    let slot = 0;
+    for (let round = 0; round < MAX_DEPENDENCY_ROUNDS; round++) {
+      const curves = this.sink.curvesWithoutMint();
+      for (const curve of curves) slot = Math.max(slot, await this.readCurveTokenAccount(curve));
+      const missing = this.sink.missing();
+      if (missing.length === 0 && curves.length === 0) break;
+      slot = Math.max(slot, await this.readAccounts(missing, minContextSlot));
+    }
+    return slot;
   }
 
   /** read `addresses` (100 a call, RPC_CONCURRENCY calls at once) and write them; returns the newest context slot */
@@ -153,7 +165,7 @@ export class RpcBootstrap {
   }
 
   /** the token account a pump.fun curve owns (its mint proves the curve), by owner */
-  private async readCurveTokenAccount(curve: string): Promise<number> {
+  async readCurveTokenAccount(curve: string): Promise<number> {
     let slot = 0;
     let found = false;
     for (const program of [PROGRAM_IDS.token, PROGRAM_IDS.token2022]) {
