@@ -108,6 +108,30 @@ describe('loadConfig', () => {
     expect(() => loadConfig(env)).toThrow(msg);
   });
 
+  it('reads the chain source settings (INGEST_SOURCE=rpc): endpoint lists, polling, scope, lag', () => {
+    const d = loadConfig({});
+    expect([d.rpcUrls, d.rpcWsUrls, d.rpcPollMs, d.ingestPrograms.length, d.ingestMints, d.ingestPools, d.maxIngestLagSlots]).toEqual([[], [], 0, 6, null, null, 150]);
+    const usdc = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';
+    const c = loadConfig({ INGEST_SOURCE: 'rpc', RPC_URL: 'https://a.example/?api-key=, http://b.example:8899', RPC_WS_URL: 'wss://a.example/', RPC_POLL_MS: '500', INGEST_PROGRAMS: 'pump-fun,raydium-cpmm', INGEST_MINTS: usdc, MAX_INGEST_LAG_SLOTS: '20' });
+    expect([c.rpcUrl, c.rpcUrls, c.rpcWsUrls, c.rpcPollMs, c.ingestPrograms, c.ingestMints, c.maxIngestLagSlots]).toEqual([
+      'https://a.example/?api-key=', ['https://a.example/?api-key=', 'http://b.example:8899'], ['wss://a.example/'], 500, ['pump-fun', 'raydium-cpmm'], [usdc], 20,
+    ]);
+  });
+
+  it.each([
+    [{ INGEST_SOURCE: 'rpc' }, /INGEST_SOURCE=rpc needs RPC_URL/],
+    [{ RPC_URL: 'http://a.example,ftp://b' }, /RPC_URL must be an http\(s\) URL/],
+    [{ RPC_WS_URL: 'http://a.example' }, /RPC_WS_URL must be ws\(s\) URLs/],
+    [{ RPC_POLL_MS: '-5' }, /RPC_POLL_MS/],
+    [{ INGEST_PROGRAMS: 'raydium-cpmm,meteora' }, /INGEST_PROGRAMS: unknown program "meteora"/],
+    [{ INGEST_MINTS: 'nope' }, /INGEST_MINTS: "nope" is not a base58 public key/],
+    [{ INGEST_POOLS: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', INGEST_MINTS: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v' }, /INGEST_MINTS and INGEST_POOLS exclude each other/],
+    [{ MAX_INGEST_LAG_SLOTS: '0' }, /MAX_INGEST_LAG_SLOTS must be between 1/],
+  ])('rejects chain source setting %j clearly', (env, msg) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(msg);
+  });
+
   it('reads the operations settings: CORS, HTTP timeouts and connection cap, log format and level, metrics port', () => {
     const d = loadConfig({});
     expect([d.corsOrigins, d.httpHeadersTimeoutMs, d.httpRequestTimeoutMs, d.httpKeepAliveTimeoutMs, d.httpMaxConnections, d.logFormat, d.logLevel, d.metricsPort]).toEqual(['*', 10_000, 30_000, 5_000, 10_000, 'auto', 'info', 0]);

@@ -282,7 +282,7 @@ function list(env: Env, name: string): string[] {
 /** RPC_URL: one or more comma-separated http(s) URLs */
 function rpcUrlList(env: Env): string[] {
   const urls = list(env, 'RPC_URL');
-  for (const u of urls) if (!/^https?:\/\/[^\s/,]+/.test(u)) throw new ConfigError(`RPC_URL must be http(s) URLs, comma-separated, got ${JSON.stringify(u)}`);
+  for (const u of urls) if (!/^https?:\/\/[^\s/,]+/.test(u)) throw new ConfigError(`RPC_URL must be an http(s) URL or a comma-separated list of them, got ${JSON.stringify(u)}`);
   return urls;
 }
 
