@@ -1,7 +1,8 @@
 import 'reflect-metadata';
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { loadConfig, type AppConfig } from '../../../libs/config/src/config';
+import { logger } from '../../../libs/observability/src/logger';
+import { startApp } from '../../../libs/observability/src/start';
 import { IngestorModule } from '../../ingestor/src/ingestor.module';
 import { RouterModule } from '../../router/src/router.module';
 import { configureHttpApp } from '../../router/src/http-app';
@@ -13,21 +14,15 @@ import { useStreamWsAdapter } from '../../stream/src/ws-adapter';
 export class AllInOneModule {}
 
 async function bootstrap(): Promise<void> {
-  let config: AppConfig;
-  try {
-    config = loadConfig();
-  } catch (e) {
-    console.error(`configuration error: ${(e as Error).message}`);
-    process.exit(2);
-  }
-  const app = await NestFactory.create(AllInOneModule);
+  const { config, nestLogger } = startApp('all-in-one');
+  const app = await NestFactory.create(AllInOneModule, { logger: nestLogger });
   configureHttpApp(app);
   useStreamWsAdapter(app);
   app.enableShutdownHooks();
   await app.listen(config.port);
-  console.log(
+  logger().info(
     `swap aggregator listening on :${config.port} (log: ${config.logDriver}, data: ${config.dataDir}, source: ${config.ingestSource}) — ` +
-      `REST /api/v1, docs /api/docs, stream /api/v1/stream, health /health`,
+      `REST /api/v1, docs /api/docs, stream /api/v1/stream, health /health, readiness /ready, metrics /metrics`,
   );
 }
 

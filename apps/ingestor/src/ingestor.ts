@@ -21,6 +21,7 @@ import { TOPICS } from '../../../libs/contracts/src/topics';
 import type { LogMessage, LogPort, LogRecord, Positions } from '../../../libs/log/src/log.port';
 import { readRecording, RecordingWriter } from './file/recording';
 import { SimMarket } from './sim/market';
+import { metrics } from '../../../libs/observability/src/metrics';
 
 export type IngestorOptions = Pick<
   AppConfig,
@@ -360,6 +361,7 @@ export class Ingestor {
       for (const u of chunk) {
         if (this.counters.lastSlot === null || u.slot > this.counters.lastSlot) this.counters.lastSlot = u.slot;
       }
+      metrics.ingested(this.counters.source, chunk.length, this.counters.lastSlot ?? 0);
       await this.record(chunk);
     }
   }

@@ -1,24 +1,21 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { loadConfig, type AppConfig } from '../../../libs/config/src/config';
+import { LOG_PORT, type LogPort } from '../../../libs/log/src/log.port';
+import { startOpsServer } from '../../../libs/observability/src/ops-server';
+import { startApp } from '../../../libs/observability/src/start';
 import { IngestorModule } from './ingestor.module';
 import { IngestorService } from './ingestor.service';
 
 /**
- * The ingestor alone (no HTTP): LOG_DRIVER=kafka for the distributed deployment. Exits 0 when a
- * finite source ends (SIM_MAX_SLOTS, end of the recording), 2 on a configuration error, 1 when
- * it cannot start.
+ * The ingestor alone (no HTTP API; /metrics and /health on METRICS_PORT when set): LOG_DRIVER=kafka
+ * for the distributed deployment. Exits 0 when a finite source ends (SIM_MAX_SLOTS, end of the
+ * recording), 2 on a configuration error, 1 when it cannot start.
  */
 async function bootstrap(): Promise<void> {
+  const { config, nestLogger } = startApp('ingestor');
   const logger = new Logger('IngestorMain');
-  let config: AppConfig;
-  try {
-    config = loadConfig();
-  } catch (e) {
-    console.error(`configuration error: ${(e as Error).message}`);
-    process.exit(2);
-  }
+  Logger.overrideLogger(nestLogger);
   const source =
     config.ingestSource === 'sim'
       ? `sim (seed ${config.simSeed}, ${config.simPools} pools, ${config.simTokens} tokens, ${config.simSwapsPerSlot} swaps per ${config.simSlotMs} ms slot` +
@@ -30,13 +27,23 @@ async function bootstrap(): Promise<void> {
   logger.log(`ingestor starting: source ${source}; log ${logTarget}${config.ingestRecordFile ? `; recording to ${config.ingestRecordFile}` : ''}`);
   let app;
   try {
-    app = await NestFactory.createApplicationContext(IngestorModule, { abortOnError: false, logger: ['log', 'warn', 'error'] });
+    app = await NestFactory.createApplicationContext(IngestorModule, { abortOnError: false, logger: nestLogger });
   } catch (e) {
-    console.error(`ingestor failed to start: ${(e as Error).message}`);
+    logger.error(`ingestor failed to start: ${(e as Error).message}`);
     process.exit(1);
   }
   app.enableShutdownHooks();
   const service = app.get(IngestorService);
+  const log = app.get<LogPort>(LOG_PORT);
+  if (config.metricsPort > 0) {
+    const ops = await startOpsServer(config.metricsPort, async () => {
+      const stats = service.stats();
+      const reachable = await log.ping().catch(() => false);
+      const ok = reachable && (stats.running || stats.finished);
+      return { ok, body: ok ? { status: 'ok', lastSlot: stats.lastSlot } : { status: 'unavailable', reason: reachable ? 'ingestor stopped' : 'log unreachable' } };
+    });
+    void service.finished.then(() => ops.close());
+  }
   logger.log('ingestor running');
   await service.finished;
   if (service.stats().finished) {

@@ -1,24 +1,18 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
-import { APP_CONFIG } from '../../../libs/config/src/config.module';
-import { loadConfig, type AppConfig } from '../../../libs/config/src/config';
+import { logger } from '../../../libs/observability/src/logger';
+import { startApp } from '../../../libs/observability/src/start';
 import { configureHttpApp } from './http-app';
 import { RouterModule } from './router.module';
 
-/** The router alone: REST /api/v1 (quote, tokens, markets), /health, docs at /api/docs. */
+/** The router alone: REST /api/v1 (quote, tokens, markets), /health, /ready, /metrics, docs at /api/docs. */
 async function bootstrap(): Promise<void> {
-  try {
-    loadConfig();
-  } catch (e) {
-    console.error(`configuration error: ${(e as Error).message}`);
-    process.exit(2);
-  }
-  const app = await NestFactory.create(RouterModule);
+  const { config, nestLogger } = startApp('router');
+  const app = await NestFactory.create(RouterModule, { logger: nestLogger });
   configureHttpApp(app);
   app.enableShutdownHooks();
-  const config = app.get<AppConfig>(APP_CONFIG);
   await app.listen(config.port);
-  console.log(`router listening on :${config.port} (log: ${config.logDriver}) — REST /api/v1, docs /api/docs, health /health`);
+  logger().info(`router listening on :${config.port} (log: ${config.logDriver}) — REST /api/v1, docs /api/docs, health /health, readiness /ready, metrics /metrics`);
 }
 
 void bootstrap();

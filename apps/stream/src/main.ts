@@ -3,9 +3,11 @@ import { Controller, Get, Inject, Module, Res } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { Response } from 'express';
 import { APP_CONFIG } from '../../../libs/config/src/config.module';
-import { loadConfig, type AppConfig } from '../../../libs/config/src/config';
+import type { AppConfig } from '../../../libs/config/src/config';
 import { LOG_PORT, type LogPort } from '../../../libs/log/src/log.port';
-import { configureServerEdge } from '../../router/src/http-app';
+import { logger } from '../../../libs/observability/src/logger';
+import { startApp } from '../../../libs/observability/src/start';
+import { configureServerEdge } from '../../../libs/http/src/server-edge';
 import { StreamModule } from './stream.module';
 import { StreamService } from './stream.service';
 import { useStreamWsAdapter } from './ws-adapter';
@@ -28,21 +30,15 @@ class StreamHealthController {
 @Module({ imports: [StreamModule], controllers: [StreamHealthController] })
 class StreamAppModule {}
 
-/** The stream app alone: WS /api/v1/stream and GET /health on PORT. */
+/** The stream app alone: WS /api/v1/stream, GET /health and GET /metrics on PORT. */
 async function bootstrap(): Promise<void> {
-  let config: AppConfig;
-  try {
-    config = loadConfig();
-  } catch (e) {
-    console.error(`configuration error: ${(e as Error).message}`);
-    process.exit(2);
-  }
-  const app = await NestFactory.create(StreamAppModule);
+  const { config, nestLogger } = startApp('stream');
+  const app = await NestFactory.create(StreamAppModule, { logger: nestLogger });
   configureServerEdge(app);
   useStreamWsAdapter(app);
   app.enableShutdownHooks();
   await app.listen(app.get<AppConfig>(APP_CONFIG).port);
-  console.log(`stream listening on :${config.port} (log: ${config.logDriver})`);
+  logger().info(`stream listening on :${config.port} (log: ${config.logDriver}) — stream /api/v1/stream, health /health, metrics /metrics`);
 }
 
 void bootstrap();

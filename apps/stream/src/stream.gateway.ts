@@ -6,6 +6,7 @@ import type { StreamConnection } from './hub';
 import { StreamService } from './stream.service';
 import { APP_CONFIG } from '../../../libs/config/src/config.module';
 import type { AppConfig } from '../../../libs/config/src/config';
+import { metrics } from '../../../libs/observability/src/metrics';
 
 let nextId = 1;
 
@@ -22,11 +23,14 @@ class WsConnection implements StreamConnection {
     if (this.dropped || this.socket.readyState !== this.socket.OPEN) return false;
     if (this.socket.bufferedAmount > this.maxBuffered) {
       this.dropped = true;
+      metrics.streamDropped();
       this.socket.close(1008, 'outbound queue overflow: reconnect and resubscribe');
       this.socket.terminate();
       return false;
     }
     this.cork();
+    // the hub sends quotes as their shared JSON text; acknowledgements and errors are objects
+    if (typeof message === 'string') metrics.streamPushed();
     this.socket.send(typeof message === 'string' ? message : JSON.stringify(message));
     return true;
   }

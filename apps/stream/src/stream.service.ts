@@ -5,6 +5,7 @@ import { decodeQuotesChanged, encodeQuoteInterest, tupleKey, type QuoteTuple } f
 import { ContractError } from '../../../libs/contracts/src/errors';
 import { LOG_PORT, type LogMessage, type LogPort, type Subscription } from '../../../libs/log/src/log.port';
 import { StreamHub } from './hub';
+import { metrics } from '../../../libs/observability/src/metrics';
 
 /** How often this instance re-announces its whole interest set, and how long the router keeps it. */
 export const LEASE_INTERVAL_MS = 5_000;
@@ -33,6 +34,7 @@ export class StreamService implements OnModuleInit, OnApplicationShutdown {
   private sub?: Subscription;
   private lease?: NodeJS.Timeout;
   private pending: Promise<unknown> = Promise.resolve();
+  private stopGauges: () => void = () => undefined;
   /** quotes-changed records rejected (malformed, unknown version, key not the tuple) */
   rejected = 0;
   /** quotes-changed records of tuples no client of this instance holds (not decoded) */
@@ -57,6 +59,7 @@ export class StreamService implements OnModuleInit, OnApplicationShutdown {
         try {
           // the record's tuple must be the one its key names (the held tuple, already validated)
           this.hub.onQuote(decodeQuotesChanged(r.value, held), r.key);
+          metrics.streamQuoteDelivered((Date.now() - r.timestamp) / 1000);
         } catch (e) {
           if (!(e instanceof ContractError)) throw e;
           this.rejected++;
@@ -64,12 +67,14 @@ export class StreamService implements OnModuleInit, OnApplicationShutdown {
         }
       }
     });
+    this.stopGauges = metrics.streamStatsFrom(() => this.hub.stats());
     this.lease = setInterval(() => this.renewLease(), LEASE_INTERVAL_MS);
     this.lease.unref();
   }
 
   async onApplicationShutdown(): Promise<void> {
     if (this.lease) clearInterval(this.lease);
+    this.stopGauges();
     await this.pending.catch(() => undefined);
     await this.sub?.close();
   }

@@ -6,6 +6,7 @@ import type { AppConfig } from '../../../libs/config/src/config';
 import { clientOf, RATE_LIMITED_BODY, rateLimiterFor, retryAfterSeconds } from '../../../libs/http/src/rate-limit';
 import type { RateLimiter } from '../../../libs/http/src/rate-limiter';
 import { parseFrame, type RawFrame } from './protocol';
+import { metrics } from '../../../libs/observability/src/metrics';
 
 /** the code of the ws library's error for a message over the server's maxPayload (it then closes with 1009) */
 const MESSAGE_TOO_BIG = 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH';
@@ -36,8 +37,9 @@ export class StreamWsAdapter extends WsAdapter {
     if (this.limiter.unlimited) return super.create(port, options);
     const verifyClient: VerifyClient = ({ req }, done) => {
       const d = this.limiter.take(clientOf(req));
-      if (d.allowed) done(true);
-      else done(false, 429, RATE_LIMITED_BODY, { 'Content-Type': 'application/json; charset=utf-8', 'Retry-After': retryAfterSeconds(d) });
+      if (d.allowed) return done(true);
+      metrics.rateLimited('stream');
+      done(false, 429, RATE_LIMITED_BODY, { 'Content-Type': 'application/json; charset=utf-8', 'Retry-After': retryAfterSeconds(d) });
     };
     return super.create(port, { ...options, verifyClient });
   }

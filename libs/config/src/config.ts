@@ -97,6 +97,8 @@ export interface AppConfig {
   metricsPort: number;
   /** INTERMEDIATE_TOKENS: the liquid tokens a route with restrictIntermediateTokens may pass through */
   intermediateTokens: string[];
+  /** READY_MAX_LAG_SLOTS: /ready answers 503 while the projection is more slots than this behind the log */
+  readyMaxLagSlots: number;
 }
 
 export class ConfigError extends Error {
@@ -203,9 +205,9 @@ export function loadConfig(env: Env = process.env): AppConfig {
 
 /**
  * CORS_ORIGINS (* or comma-separated origins), HTTP_HEADERS_TIMEOUT_MS, HTTP_REQUEST_TIMEOUT_MS,
- * HTTP_KEEP_ALIVE_TIMEOUT_MS, HTTP_MAX_CONNECTIONS, LOG_FORMAT, LOG_LEVEL, METRICS_PORT
+ * HTTP_KEEP_ALIVE_TIMEOUT_MS, HTTP_MAX_CONNECTIONS, LOG_FORMAT, LOG_LEVEL, METRICS_PORT, READY_MAX_LAG_SLOTS
  */
-function opsSettings(env: Env): Pick<AppConfig, 'corsOrigins' | 'httpHeadersTimeoutMs' | 'httpRequestTimeoutMs' | 'httpKeepAliveTimeoutMs' | 'httpMaxConnections' | 'logFormat' | 'logLevel' | 'metricsPort'> {
+function opsSettings(env: Env): Pick<AppConfig, 'corsOrigins' | 'httpHeadersTimeoutMs' | 'httpRequestTimeoutMs' | 'httpKeepAliveTimeoutMs' | 'httpMaxConnections' | 'logFormat' | 'logLevel' | 'metricsPort' | 'readyMaxLagSlots'> {
   const rawOrigins = (env.CORS_ORIGINS ?? '').trim();
   let corsOrigins: '*' | string[] = '*';
   if (rawOrigins !== '' && rawOrigins !== '*') {
@@ -226,6 +228,7 @@ function opsSettings(env: Env): Pick<AppConfig, 'corsOrigins' | 'httpHeadersTime
     logFormat: oneOf(env, 'LOG_FORMAT', 'auto', ['json', 'pretty', 'auto'] as const),
     logLevel: oneOf(env, 'LOG_LEVEL', 'info', ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const),
     metricsPort: int(env, 'METRICS_PORT', 0, 0, 65535),
+    readyMaxLagSlots: int(env, 'READY_MAX_LAG_SLOTS', 10, 0, 1_000_000),
   };
 }
 

@@ -8,6 +8,7 @@
 import type { IncomingMessage, ServerResponse } from 'http';
 import type { AppConfig } from '../../config/src/config';
 import { RateLimiter, type RateDecision, type RateWindow } from './rate-limiter';
+import { metrics } from '../../observability/src/metrics';
 
 export const RATE_LIMITED = 'rate limit exceeded';
 export const RATE_LIMITED_BODY = JSON.stringify({ success: false, error: RATE_LIMITED });
@@ -50,6 +51,7 @@ export function rateLimitMiddleware(limiter: RateLimiter): (req: IncomingMessage
     if (limiter.unlimited || !isLimitedPath(req.url)) return next();
     const d = limiter.take(clientOf(req));
     if (d.allowed) return next();
+    metrics.rateLimited('rest');
     res.statusCode = 429;
     res.setHeader('Content-Type', 'application/json; charset=utf-8');
     res.setHeader('Retry-After', retryAfterSeconds(d));

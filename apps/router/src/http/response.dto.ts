@@ -89,3 +89,22 @@ export class HealthDto {
   @ApiProperty({ enum: ['ok', 'unavailable'] }) status!: string;
   @ApiPropertyOptional() reason?: string;
 }
+
+export class ProjectionLagDto {
+  @ApiProperty({ type: 'integer', description: 'pool-updates records not yet applied' }) lagRecords!: number;
+  @ApiProperty({ type: 'integer', description: "the log's newest slot minus the projection's" }) lagSlots!: number;
+  @ApiProperty({ type: 'integer', description: 'newest slot of the projected state' }) slot!: number;
+  @ApiProperty({ type: 'integer', description: 'newest slot on the log' }) logSlot!: number;
+}
+
+export class IngestFreshnessDto {
+  @ApiProperty({ type: 'number', nullable: true, description: 'seconds since the newest pool-updates record was appended (null: the log is empty)' })
+  newestRecordAgeSeconds!: number | null;
+}
+
+export class ReadinessDto {
+  @ApiProperty({ enum: ['ready', 'catching up', 'unavailable'] }) status!: string;
+  @ApiPropertyOptional() reason?: string;
+  @ApiProperty({ type: ProjectionLagDto, nullable: true }) projection!: ProjectionLagDto | null;
+  @ApiProperty({ type: IngestFreshnessDto, nullable: true }) ingest!: IngestFreshnessDto | null;
+}

@@ -1,7 +1,9 @@
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
 import { TOPICS } from '../../../../libs/contracts/src/topics';
 import { LOG_PORT, type LogPort, type LogRecord, type Positions, type Subscription } from '../../../../libs/log/src/log.port';
+import { metrics } from '../../../../libs/observability/src/metrics';
 import { Projection } from './projection';
+import { ProjectionLag } from './projection-lag';
 
 /**
  * Called after each applied batch with the pools that changed (see Projection.drainChanged), the
@@ -27,6 +29,9 @@ const STALL_MS = 30_000;
 @Injectable()
 export class ProjectionService implements OnModuleInit, OnModuleDestroy {
   readonly projection = new Projection();
+  /** the projection's lag behind the log (readiness, metrics) */
+  readonly lag: ProjectionLag;
+  private stopLagGauges: () => void = () => undefined;
   private readonly logger = new Logger('ProjectionService');
   private subscription: Subscription | null = null;
   private startEnd: Positions = {};
@@ -38,11 +43,14 @@ export class ProjectionService implements OnModuleInit, OnModuleDestroy {
   private readyWaiters: Array<() => void> = [];
   private readonly listeners: PoolsChangedListener[] = [];
 
-  constructor(@Inject(LOG_PORT) private readonly log: LogPort) {}
+  constructor(@Inject(LOG_PORT) private readonly log: LogPort) {
+    this.lag = new ProjectionLag(log, this.projection);
+  }
 
   async onModuleInit(): Promise<void> {
     await this.log.ensureTopic(TOPICS.poolUpdates);
     this.startEnd = await this.log.endPositions(TOPICS.poolUpdates);
+    this.stopLagGauges = metrics.projectionLagFrom(() => this.lag.read());
     this.checkReady();
     this.subscription = await this.log.subscribe(
       TOPICS.poolUpdates,
@@ -61,6 +69,7 @@ export class ProjectionService implements OnModuleInit, OnModuleDestroy {
   async onModuleDestroy(): Promise<void> {
     const s = this.subscription;
     this.subscription = null;
+    this.stopLagGauges();
     if (s) await s.close();
   }
 
@@ -71,6 +80,7 @@ export class ProjectionService implements OnModuleInit, OnModuleDestroy {
       this.next[String(r.partition)] = BigInt(r.offset) + 1n;
     }
     if (records.length > 0) this.lastProgressAt = Date.now();
+    this.lag.saw(records);
     if (this.listeners.length > 0 && records.length > 0) {
       const changedAt = new Map<string, number>();
       const changed = this.projection.drainChanged(changedAt);

@@ -7,6 +7,7 @@ import { buildQuoteResponse, type QuoteResponse } from './quote-response';
 import { aggregatorFeeOf, findBestNetRoute, type FeeSchedule } from './aggregator-fee';
 import { controlledSearch, type RouteControls } from './route-controls';
 import type { Route } from '../../../../libs/amm/src/routing/route-search';
+import { metrics } from '../../../../libs/observability/src/metrics';
 
 export interface QuoteParams {
   inputMint: string;
@@ -59,7 +60,7 @@ export class QuoteService {
   /** the best route under the request's route controls (maxAccounts aside: see quoteWithin) */
   quote(p: QuoteParams, controls: RouteControls = {}): QuoteResponse {
     const s = controlledSearch(controls, this.config.maxHops, this.liquid, p.inputMint, p.outputMint);
-    return computeQuote(this.projections.projection, p, s.maxHops, s.options, this.fee);
+    return metrics.timeQuote('quote', () => computeQuote(this.projections.projection, p, s.maxHops, s.options, this.fee));
   }
 
   /** the quote of a route `find` chooses on the current projection (provenance read before it runs) */
@@ -67,6 +68,6 @@ export class QuoteService {
     const projection = this.projections.projection;
     const contextSlot = projection.slot;
     const logPosition = projection.positions;
-    return buildQuoteResponse(find(), { slippageBps: p.slippageBps, contextSlot, logPosition, fee: this.fee });
+    return buildQuoteResponse(metrics.timeQuote('quote', find), { slippageBps: p.slippageBps, contextSlot, logPosition, fee: this.fee });
   }
 }

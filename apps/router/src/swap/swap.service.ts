@@ -17,6 +17,7 @@ import { PROGRAM_IDS } from '../../../../libs/solana/src/programs';
 import { instructionsResult, swapResult, type InstructionsResult, type SwapResult } from './swap-result';
 import { controlledSearch, type RouteControls } from '../quote/route-controls';
 import { checkAccountBudget, noRouteWithinMaxAccounts, QUOTE_MEASURE_WALLET } from './account-budget';
+import { metrics } from '../../../../libs/observability/src/metrics';
 
 export interface SwapParams {
   userWallet: string;
@@ -68,7 +69,7 @@ export class SwapService {
       const maxHops = Math.min(shape?.maxHops ?? controlled.maxHops, controlled.maxHops);
       const req = { inputMint: p.inputMint, outputMint: p.outputMint, amount: p.amount, mode: p.swapMode, maxHops };
       // as the quote: the best direct route when it nets more after a multi-hop-only fee
-      const best = (): Route => findBestNetRoute(projection, req, this.fee, { ...shape?.options, ...controlled.options });
+      const best = (): Route => metrics.timeQuote(blockhash === null ? 'instructions' : 'swap', () => findBestNetRoute(projection, req, this.fee, { ...shape?.options, ...controlled.options }));
       if (shape !== null) return best();
       try {
         return best();

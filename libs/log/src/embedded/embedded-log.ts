@@ -54,6 +54,7 @@ import type {
   Subscription,
 } from '../log.port';
 import { walCheckpointer } from './wal-checkpointer';
+import { metrics, secondsSince } from '../../../observability/src/metrics';
 
 /** what a record costs in the WAL beyond its key and value (row header, offset, timestamp), roughly */
 const ROW_OVERHEAD_BYTES = 24;
@@ -407,7 +408,9 @@ export class EmbeddedLog implements LogPort {
     }
     const store = this.store(topic, true)!;
     if (messages.length === 0) return [];
+    const started = process.hrtime.bigint();
     const { first, ts } = store.append(messages);
+    metrics.logAppend('embedded', topic, secondsSince(started));
     const emitter = emitterFor(this.dataDir, topic);
     // copies of the values only when a subscription of this process will take them
     if (emitter.listenerCount('append') > 0) {

@@ -46,6 +46,7 @@ import type {
   SubscribeOptions,
   Subscription,
 } from '../log.port';
+import { metrics, secondsSince } from '../../../observability/src/metrics';
 
 export type KafkaLogLogger = (level: 'info' | 'warn' | 'error', msg: string) => void;
 
@@ -254,11 +255,13 @@ export class KafkaLog implements LogPort {
       this.partitioner({ topic, partitionMetadata, message: { key: m.key, value: m.value } }),
     );
     const producer = await this.producer();
+    const started = process.hrtime.bigint();
     const meta = await producer.send({
       topic,
       acks: -1,
       messages: messages.map((m, i) => ({ key: m.key, value: m.value, partition: partitions[i] })),
     });
+    metrics.logAppend('kafka', topic, secondsSince(started));
     const base = new Map<number, bigint>();
     for (const r of meta) {
       if (r.errorCode) throw new Error(`KafkaLog: append to ${topic}/${r.partition} failed with error code ${r.errorCode}`);

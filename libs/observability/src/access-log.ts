@@ -1,0 +1,64 @@
+/**
+ * The first middleware of every served app: opens the request's context (X-Request-Id taken or
+ * made, and echoed), serves GET /metrics, and when the answer is done writes one access-log line
+ * (method, route pattern, path, status, duration, key id when keys are on) and records the
+ * request in the HTTP metrics. The query string is never logged (the stream's `?key=` holds a key).
+ */
+import type { IncomingMessage, ServerResponse } from 'http';
+import { logger } from './logger';
+import { registry, metrics, secondsSince } from './metrics';
+import { requestContextOf, requestIdFor, runInRequestContext } from './request-context';
+
+export const METRICS_PATH = '/metrics';
+
+type Req = IncomingMessage & { route?: { path?: unknown }; baseUrl?: string; originalUrl?: string };
+
+function pathOf(req: Req): string {
+  const url = req.originalUrl ?? req.url ?? '/';
+  const q = url.indexOf('?');
+  return q < 0 ? url : url.slice(0, q);
+}
+
+/** the route pattern that answered (a bounded label), `/metrics`, or `unmatched` */
+export function routeOf(req: Req, path: string): string {
+  const pattern = req.route?.path;
+  if (typeof pattern === 'string') return (req.baseUrl ?? '') + pattern;
+  return path === METRICS_PATH ? METRICS_PATH : 'unmatched';
+}
+
+export async function serveMetrics(res: ServerResponse): Promise<void> {
+  const text = await registry.metrics();
+  res.statusCode = 200;
+  res.setHeader('Content-Type', registry.contentType);
+  res.end(text);
+}
+
+export function accessLog(req: IncomingMessage, res: ServerResponse, next: () => void): void {
+  const start = process.hrtime.bigint();
+  const id = requestIdFor(req.headers['x-request-id']);
+  res.setHeader('X-Request-Id', id);
+  const done = (): void => {
+    res.removeListener('finish', done);
+    res.removeListener('close', done);
+    const r = req as Req;
+    const path = pathOf(r);
+    const route = routeOf(r, path);
+    const seconds = secondsSince(start);
+    const status = res.writableFinished ? res.statusCode : 499;
+    metrics.httpRequest(req.method ?? 'GET', route, status, seconds);
+    const keyId = requestContextOf(req)?.keyId;
+    logger().info({ reqId: id, method: req.method, route, path, status, durationMs: Math.round(seconds * 1e4) / 10, ...(keyId === undefined ? {} : { keyId }) }, 'request');
+  };
+  res.once('finish', done);
+  res.once('close', done);
+  runInRequestContext(req, id, () => {
+    if (req.method === 'GET' && pathOf(req as Req) === METRICS_PATH) {
+      serveMetrics(res).catch(() => {
+        res.statusCode = 500;
+        res.end();
+      });
+      return;
+    }
+    next();
+  });
+}
