@@ -14,6 +14,7 @@ import { AccountSink, type AccountSinkStats } from './account-sink';
 import { RpcBootstrap, type BootstrapResult } from './rpc-bootstrap';
 import { classifyRpcError, RpcAuthError, RpcClient, rpcEndpoints, type RpcClientStats } from './rpc-client';
 import { RpcLive, type RpcLiveStats } from './rpc-live';
+import { metrics } from '../../../../libs/observability/src/metrics';
 
 export type RpcSourceOptions = Pick<AppConfig, 'rpcUrls' | 'rpcWsUrls' | 'rpcKey' | 'rpcPollMs' | 'ingestPrograms' | 'ingestMints' | 'ingestPools'>;
 
@@ -112,6 +113,7 @@ export class RpcSource {
 
   private async beat(): Promise<void> {
     const s = this.live.stats();
+    metrics.ingestLag('rpc', s.lag);
     try {
       await this.log.append(TOPICS.ingestStatus, [{ key: 'rpc', value: encodeIngestStatus({ source: 'rpc', chainSlot: s.chainSlot, ingestedSlot: s.ingestedSlot, at: Date.now() }) }]);
     } catch (e) {
