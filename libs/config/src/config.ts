@@ -4,11 +4,13 @@
  */
 import { isPublicKey } from '../../solana/src/base58';
 import { MINTS } from '../../solana/src/programs';
+import { DurationError, logLifecycleSettings, type LogLifecycleSettings } from './log-lifecycle';
 
 export type LogDriver = 'embedded' | 'kafka';
 export type IngestSource = 'sim' | 'file' | 'rpc';
 
-export interface AppConfig {
+/** (snapshots, retention, lag bound: see log-lifecycle.ts) */
+export interface AppConfig extends LogLifecycleSettings {
   port: number;
   dataDir: string;
   logDriver: LogDriver;
@@ -200,6 +202,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     ...lookupTableSettings(env, ingestSource),
     ...opsSettings(env),
     ...swapApiSettings(env),
+    ...lifecycle(env),
   };
 }
 
@@ -230,6 +233,16 @@ function opsSettings(env: Env): Pick<AppConfig, 'corsOrigins' | 'httpHeadersTime
     metricsPort: int(env, 'METRICS_PORT', 0, 0, 65535),
     readyMaxLagSlots: int(env, 'READY_MAX_LAG_SLOTS', 10, 0, 1_000_000),
   };
+}
+
+/** SNAPSHOT_*, LOG_RETENTION_*, HEALTH_MAX_LAG_RECORDS (log-lifecycle.ts), their errors as ConfigErrors */
+function lifecycle(env: Env): LogLifecycleSettings {
+  try {
+    return logLifecycleSettings(env);
+  } catch (e) {
+    if (e instanceof DurationError) throw new ConfigError(e.message);
+    throw e;
+  }
 }
 
 /** LOOKUP_TABLES (comma-separated addresses; they need RPC_URL), LOOKUP_TABLES_REFRESH_MS */

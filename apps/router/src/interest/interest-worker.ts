@@ -80,7 +80,7 @@ async function main(): Promise<void> {
     ping: () => log.ping(),
     close: () => log.close(),
   };
-  const projections = new ProjectionService(log);
+  const projections = new ProjectionService(log, config, 'read');
   // SEARCH_WORKER=on: this shard's background searches in a worker of its own
   const searcher = searcherFor(config);
   const interest = new InterestService(bridge, projections, config, shard, searcher);

@@ -37,7 +37,7 @@ async function main(): Promise<void> {
   // it takes what the other threads of the machine leave
   lowerThisThreadsPriority();
   const log = createLog(config);
-  const projections = new ProjectionService(log);
+  const projections = new ProjectionService(log, config, 'read');
   const fee = aggregatorFeeOf(config);
   port.on('message', (m: ToSearchWorker) => {
     if (m.type === 'search') {

@@ -1,9 +1,15 @@
-import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import * as path from 'path';
 import { TOPICS } from '../../../../libs/contracts/src/topics';
+import type { AppConfig } from '../../../../libs/config/src/config';
+import { APP_CONFIG } from '../../../../libs/config/src/config.module';
 import { LOG_PORT, type LogPort, type LogRecord, type Positions, type Subscription } from '../../../../libs/log/src/log.port';
 import { metrics } from '../../../../libs/observability/src/metrics';
 import { Projection } from './projection';
 import { ProjectionLag } from './projection-lag';
+import { CatchUpProgress } from './catch-up-progress';
+import { ProjectionSnapshots } from './projection-snapshots';
+import { freshnessProblem } from './projection-freshness';
 
 /**
  * Called after each applied batch with the pools that changed (see Projection.drainChanged), the
@@ -21,10 +27,15 @@ export interface ProjectionHealth {
 /** a projection that lags the log and has not advanced for this long is "stalled" */
 const STALL_MS = 30_000;
 
+/** Nest token: 'read' makes a ProjectionService start from snapshots without writing any (worker threads) */
+export const PROJECTION_SNAPSHOT_ROLE = Symbol('PROJECTION_SNAPSHOT_ROLE');
+
 /**
- * Owns the router's Projection: on module init it ensures `pool-updates` exists and subscribes
- * from the beginning WITHOUT a consumer group (every router rebuilds its whole state), applying
- * each batch. Ready = caught up with the end positions read at start.
+ * Owns the router's Projection: on module init it ensures `pool-updates` exists, restores the
+ * newest valid snapshot (projection-snapshots.ts; none: an empty state) and subscribes from its
+ * positions (else from the beginning) WITHOUT a consumer group (every router holds the whole
+ * state), applying each batch and writing snapshots as they fall due. Ready = caught up with the
+ * end positions read at start. Without a configuration (some specs) it keeps no snapshots.
  */
 @Injectable()
 export class ProjectionService implements OnModuleInit, OnModuleDestroy {
@@ -42,20 +53,40 @@ export class ProjectionService implements OnModuleInit, OnModuleDestroy {
   private lastProgressAt = Date.now();
   private readyWaiters: Array<() => void> = [];
   private readonly listeners: PoolsChangedListener[] = [];
+  /** snapshots read at start and (unless 'read') written as they fall due; null: none */
+  readonly snapshots: ProjectionSnapshots | null;
+  private readonly writesSnapshots: boolean;
+  private readonly maxLagRecords: number;
+  private progress: CatchUpProgress | null = null;
 
-  constructor(@Inject(LOG_PORT) private readonly log: LogPort) {
+  constructor(
+    @Inject(LOG_PORT) private readonly log: LogPort,
+    @Optional() @Inject(APP_CONFIG) config?: AppConfig,
+    @Optional() @Inject(PROJECTION_SNAPSHOT_ROLE) role?: 'write' | 'read',
+  ) {
+    this.snapshots = config
+      ? new ProjectionSnapshots(
+          { dir: config.snapshotDir ?? path.join(config.dataDir, 'snapshots'), every: config.snapshotEvery, intervalMs: config.snapshotIntervalMs, keep: config.snapshotKeep },
+          TOPICS.poolUpdates,
+          { log: (m) => this.logger.log(m), warn: (m) => this.logger.warn(m) },
+        )
+      : null;
+    this.writesSnapshots = role !== 'read';
+    this.maxLagRecords = config?.healthMaxLagRecords ?? Number.MAX_SAFE_INTEGER;
     this.lag = new ProjectionLag(log, this.projection);
   }
 
   async onModuleInit(): Promise<void> {
     await this.log.ensureTopic(TOPICS.poolUpdates);
+    const from = await this.restore();
     this.startEnd = await this.log.endPositions(TOPICS.poolUpdates);
     this.stopLagGauges = metrics.projectionLagFrom(() => this.lag.read());
+    this.progress = new CatchUpProgress(this.next, this.startEnd, (m) => this.logger.log(m));
     this.checkReady();
     this.subscription = await this.log.subscribe(
       TOPICS.poolUpdates,
       {
-        from: 'beginning',
+        from,
         maxBatch: 5000,
         onError: (e) => {
           this.failure = e;
@@ -73,6 +104,16 @@ export class ProjectionService implements OnModuleInit, OnModuleDestroy {
     if (s) await s.close();
   }
 
+  /** the newest valid snapshot restored: where to read on from ('beginning' without one) */
+  private async restore(): Promise<Positions | 'beginning'> {
+    if (!this.snapshots) return 'beginning';
+    const header = await this.snapshots.restoreNewest(this.projection);
+    if (!header) return 'beginning';
+    for (const [p, o] of Object.entries(header.positions)) this.next[p] = BigInt(o);
+    this.logger.log(`projection restored from snapshot at ${JSON.stringify(header.positions)} (slot ${String(header.meta.slot)}); replaying the log from there`);
+    return { ...header.positions };
+  }
+
   private applyBatch(records: LogRecord[]): void {
     for (const r of records) {
       const outcome = this.projection.apply(r);
@@ -81,6 +122,7 @@ export class ProjectionService implements OnModuleInit, OnModuleDestroy {
     }
     if (records.length > 0) this.lastProgressAt = Date.now();
     this.lag.saw(records);
+    if (!this.ready) this.progress?.applied(records.length, this.next);
     if (this.listeners.length > 0 && records.length > 0) {
       const changedAt = new Map<string, number>();
       const changed = this.projection.drainChanged(changedAt);
@@ -105,6 +147,7 @@ export class ProjectionService implements OnModuleInit, OnModuleDestroy {
       }
     }
     this.checkReady();
+    if (this.writesSnapshots && records.length > 0) this.snapshots?.afterBatch(this.projection, records.length);
   }
 
   /**
@@ -143,7 +186,10 @@ export class ProjectionService implements OnModuleInit, OnModuleDestroy {
     return this.ready ? Promise.resolve() : new Promise((resolve) => this.readyWaiters.push(resolve));
   }
 
-  /** healthy: log reachable, subscription running, caught up, and not stalled behind the log */
+  /**
+   * healthy: log reachable, subscription running, caught up, not stalled behind the log, and
+   * fresh (projection-freshness.ts: not empty, not standing while the log moves, not too far behind)
+   */
   async health(): Promise<ProjectionHealth> {
     const reachable = await this.log.ping().catch(() => false);
     if (!reachable) return { ok: false, reason: 'log unreachable' };
@@ -155,6 +201,16 @@ export class ProjectionService implements OnModuleInit, OnModuleDestroy {
     if (!this.caughtUpWith(end) && Date.now() - this.lastProgressAt > STALL_MS) {
       return { ok: false, reason: `projection stalled: no progress for ${Math.round((Date.now() - this.lastProgressAt) / 1000)} s` };
     }
-    return { ok: true };
+    const problem = this.freshness(end);
+    return problem === null ? { ok: true } : { ok: false, reason: problem };
+  }
+
+  private freshness(end: Positions): string | null {
+    let behind = 0n;
+    for (const [p, o] of Object.entries(end)) {
+      const gap = BigInt(o) - (this.next[p] ?? 0n);
+      if (gap > 0n) behind += gap;
+    }
+    return freshnessProblem({ routablePools: this.projection.stats.routablePools, behind, maxBehind: BigInt(this.maxLagRecords) });
   }
 }

@@ -96,7 +96,7 @@ const MAX_REASONS = 64;
 /** a memoised decode: its value, or the error it threw */
 type Memo = { value?: unknown; error?: unknown };
 
-class AccountEntry implements AccountView {
+export class AccountEntry implements AccountView {
   /**
    * Decodes of this content by key. Almost every account is decoded under one key (a vault as a
    * token account, a pool as its state), so the first lives in fields (its value, or the error it
@@ -158,7 +158,7 @@ class AccountEntry implements AccountView {
  * (and while it waits to be settled): a slot with dependents is never dropped, so the pools that
  * hold it in `depSlots` always hold the slot the map has.
  */
-class AccountSlot {
+export class AccountSlot {
   /** the current content; undefined while the account is absent (closed or never written) */
   entry: AccountEntry | undefined = undefined;
   /** the pool keyed by this account, routable or not */
@@ -193,7 +193,7 @@ class AccountSlot {
   }
 }
 
-interface PoolEntry {
+export interface PoolEntry {
   address: string;
   /** the pool account's slot */
   home: AccountSlot;
