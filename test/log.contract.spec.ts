@@ -528,6 +528,20 @@ function contractSuite(name: string, makeHarness: () => Harness, skipReason: str
       });
     });
 
+    test('beginPositions: the first offset still held, per partition of endPositions (0 before retention removed anything)', async () => {
+      const log = open();
+      const topic = uniqueTopic('begin');
+      await log.ensureTopic(topic);
+      await log.append(topic, [msg('a', '1'), msg('b', '2'), msg('c', '3')]);
+      const begin = await log.beginPositions(topic);
+      const end = await log.endPositions(topic);
+      expect(Object.keys(begin).sort()).toEqual(Object.keys(end).sort());
+      for (const [p, first] of Object.entries(begin)) {
+        // an empty partition begins where it ends
+        expect(BigInt(first)).toBe(BigInt(end[p]) > 0n ? 0n : BigInt(end[p]));
+      }
+    });
+
     test('ping is true while open; close is idempotent', async () => {
       const log = open();
       expect(await log.ping()).toBe(true);
@@ -540,4 +554,87 @@ function contractSuite(name: string, makeHarness: () => Harness, skipReason: str
 
 describe.each(adapters)('%s adapter', (name, makeHarness, skipReason) => {
   contractSuite(name, makeHarness, skipReason);
+});
+
+/**
+ * Retention, embedded adapter (on Kafka the broker applies the topic's retention.ms or compaction,
+ * set when ensureTopic creates it: see topic-configs.spec.ts; the mock cluster cannot create topics).
+ */
+describe('retention: embedded adapter', () => {
+  let dir = '';
+  let now = 0;
+  const logs: EmbeddedLog[] = [];
+  const openWith = (retention: ConstructorParameters<typeof EmbeddedLog>[0]['retention']): EmbeddedLog => {
+    const l = new EmbeddedLog({ dataDir: dir, retention, retentionEveryMs: 3_600_000, clock: () => now });
+    logs.push(l);
+    return l;
+  };
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'log-retention-'));
+    now = Date.now();
+  });
+  afterEach(async () => {
+    await Promise.all(logs.splice(0).map((l) => l.close()));
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  const batch = (n: number, tag: string): LogMessage[] => Array.from({ length: n }, (_, i) => msg(`k${i % 7}`, `${tag}-${i}`));
+
+  it('deletes what is older than the window, never the last record; offsets go on after it and readers start at the first kept', async () => {
+    const log = openWith({ t: { ms: 60_000 } });
+    await log.append('t', batch(1_200, 'old'));
+    now += 120_000;
+    expect(await log.trim('t')).toMatchObject({ deleted: 1_199, firstKept: 1_199 });
+    expect(await log.beginPositions('t')).toEqual({ '0': '1199' });
+    expect((await log.read('t', 'beginning', 10)).map((r) => r.offset)).toEqual(['1199']);
+    const [next] = await log.append('t', batch(1, 'new'));
+    expect(next.offset).toBe('1200');
+    // a restart sees the same
+    const again = openWith({});
+    expect(await again.beginPositions('t')).toEqual({ '0': '1199' });
+    expect(await again.endPositions('t')).toEqual({ '0': '1201' });
+  });
+
+  it('keeps what lies inside the window and everything at or after the floor, whatever its age; a null floor keeps all', async () => {
+    let floor: number | null = null;
+    const log = openWith({ t: { ms: 60_000, floor: () => floor } });
+    await log.append('t', batch(300, 'old'));
+    now += 120_000;
+    expect((await log.trim('t')).deleted).toBe(0);
+    floor = 200;
+    expect((await log.trim('t')).deleted).toBe(200);
+    expect(await log.beginPositions('t')).toEqual({ '0': '200' });
+    // new records inside the window stay even past the floor
+    floor = 10_000;
+    await log.append('t', batch(50, 'fresh'));
+    now += 30_000;
+    const r = await log.trim('t');
+    expect(r.firstKept).toBe(300);
+    expect(await log.beginPositions('t')).toEqual({ '0': '300' });
+  });
+
+  it('deletes in steps of a few hundred records with the event loop free between them, so appends go on meanwhile', async () => {
+    const log = openWith({ t: { ms: 60_000 } });
+    for (let i = 0; i < 4; i++) await log.append('t', batch(1_000, `old${i}`));
+    now += 120_000;
+    let appended: AppendResult[] = [];
+    const pass = log.trim('t');
+    const during = log.append('t', batch(3, 'during')).then((r) => (appended = r));
+    const r = await pass;
+    await during;
+    expect(r.steps).toBeGreaterThanOrEqual(8);
+    expect(appended.map((a) => a.offset)).toEqual(['4000', '4001', '4002']);
+    expect(await log.beginPositions('t')).toEqual({ '0': String(r.firstKept) });
+    expect(r.firstKept).toBeGreaterThanOrEqual(3_999);
+    expect((await log.read('t', 'beginning', 10)).map((x) => x.offset).slice(-3)).toEqual(['4000', '4001', '4002']);
+  });
+
+  it('a topic without a policy, or with forever, keeps everything', async () => {
+    const log = openWith({ forever: { ms: null } });
+    await log.append('forever', batch(10, 'x'));
+    await log.append('other', batch(10, 'x'));
+    now += 10 * 365 * 86_400_000;
+    expect((await log.trim('forever')).deleted).toBe(0);
+    expect((await log.trim('other')).deleted).toBe(0);
+    expect(await log.beginPositions('other')).toEqual({ '0': '0' });
+  });
 });

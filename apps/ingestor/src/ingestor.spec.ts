@@ -111,6 +111,25 @@ describe('Ingestor against the embedded log', () => {
     expect((await readAll(again)).length).toBe(n);
   });
 
+  it('with a data directory, resumes from the market checkpoint without simulating its history, also when the log went on past it', async () => {
+    const straight = open('straight');
+    await run(straight, SIM);
+    const dataDir = path.join(root, 'ckpt');
+    const log = open('ckpt');
+    const withCheckpoints = { ...SIM, dataDir };
+    await run(log, { ...withCheckpoints, simMaxSlots: 8 });
+    // a checkpoint at the last slot
+    const second = new MemoryLogger();
+    await run(log, { ...withCheckpoints, simMaxSlots: 12 }, second);
+    expect(second.lines.some((l) => /from its checkpoint at slot \d+, 0 slots simulated/.test(l))).toBe(true);
+    // the log goes on without checkpoints (as after a crash): the next start resumes from the checkpoint of slot 12
+    await run(log, { ...SIM, simMaxSlots: 16 });
+    const third = new MemoryLogger();
+    await run(log, withCheckpoints, third);
+    expect(third.lines.some((l) => /from its checkpoint at slot \d+, 4 slots simulated/.test(l))).toBe(true);
+    expect(await readAll(log)).toEqual(await readAll(straight));
+  });
+
   it('refuses to start on a log made by another market (seed, size) or another source', async () => {
     const log = open('other');
     await run(log, { ...SIM, simMaxSlots: 3 });

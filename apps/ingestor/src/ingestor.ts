@@ -20,6 +20,7 @@ import { decodePoolUpdate, encodePoolUpdate, type PoolUpdate } from '../../../li
 import { TOPICS } from '../../../libs/contracts/src/topics';
 import type { LogMessage, LogPort, LogRecord, Positions } from '../../../libs/log/src/log.port';
 import { readRecording, RecordingWriter } from './file/recording';
+import { CHECKPOINT_EVERY_SLOTS, SimCheckpoints } from './sim/checkpoint';
 import { SimMarket } from './sim/market';
 import { metrics } from '../../../libs/observability/src/metrics';
 
@@ -35,7 +36,9 @@ export type IngestorOptions = Pick<
   | 'ingestFile'
   | 'ingestFilePace'
   | 'ingestRecordFile'
->;
+> &
+  /** with a data directory, the simulated market keeps checkpoints there (sim/checkpoint.ts) */
+  Partial<Pick<AppConfig, 'dataDir'>>;
 
 export interface IngestorLogger {
   log(message: string): void;
@@ -88,6 +91,8 @@ const consoleLogger: IngestorLogger = {
 export class Ingestor {
   private readonly counters: IngestorStats;
   private market: SimMarket | null = null;
+  /** the simulated market's checkpoints (null: no data directory) */
+  private readonly checkpoints: SimCheckpoints | null;
   private recorder: RecordingWriter | null = null;
   private loop: Promise<void> | null = null;
   private stopping = false;
@@ -114,6 +119,7 @@ export class Ingestor {
       resumedFromSlot: null,
     };
     this.finished = new Promise((resolve) => (this.resolveFinished = resolve));
+    this.checkpoints = opts.ingestSource === 'sim' && opts.dataDir ? new SimCheckpoints(opts.dataDir, this.settings(), logger) : null;
   }
 
   stats(): IngestorStats {
@@ -187,11 +193,23 @@ export class Ingestor {
     return `SIM_SEED=${o.simSeed} SIM_POOLS=${o.simPools} SIM_TOKENS=${o.simTokens} SIM_SWAPS_PER_SLOT=${o.simSwapsPerSlot}`;
   }
 
+  /** a checkpoint of the market now; a failure is logged (the next resume simulates more) */
+  private async checkpoint(): Promise<void> {
+    if (!this.checkpoints || !this.market) return;
+    try {
+      const c = await this.checkpoints.write(this.market);
+      this.logger.log(`sim market checkpoint at slot ${this.market.slot}: ${(c.bytes / 1048576).toFixed(1)} MiB, serialized in ${c.serializeMs.toFixed(0)} ms`);
+    } catch (e) {
+      this.logger.warn(`sim market checkpoint failed: ${(e as Error).message}`);
+    }
+  }
+
   private async prepareSim(): Promise<void> {
     const t0 = performance.now();
-    const market = this.simMarket();
-    this.market = market;
     const end = await this.log.endPositions(TOPIC);
+    const restored = total(end) === 0n ? null : await this.checkpoints?.restore(await this.lastSlot(end));
+    const market = restored ?? this.simMarket();
+    this.market = market;
     if (total(end) === 0n) {
       const genesis = market.genesis();
       this.logger.log(
@@ -202,10 +220,19 @@ export class Ingestor {
       this.counters.slots++;
       return;
     }
+    const from = market.slot;
     await this.resume(market, end);
     this.logger.log(
-      `sim market resumed at slot ${market.slot} (${market.slot - market.startSlot} slots after genesis, regenerated in ${(performance.now() - t0).toFixed(0)} ms)`,
+      `sim market resumed at slot ${market.slot} (${market.slot - market.startSlot} slots after genesis; ` +
+        `${restored ? `from its checkpoint at slot ${from}` : 'regenerated from genesis'}, ${market.slot - from} slots simulated, in ${(performance.now() - t0).toFixed(0)} ms)`,
     );
+    if (market.slot - from > CHECKPOINT_EVERY_SLOTS / 10) await this.checkpoint();
+  }
+
+  /** the newest slot among the last records of the log */
+  private async lastSlot(end: Positions): Promise<number> {
+    const last = (await this.tail(end, 1)).map((r) => this.decodeOwn(r).slot);
+    return last.length === 0 ? -1 : Math.max(...last);
   }
 
   /** Regenerate the market up to the log's last slot, check it is the same market, complete a torn slot. */
@@ -225,8 +252,12 @@ export class Ingestor {
     let expected: PoolUpdate[];
     if (lastSlot === market.startSlot) {
       expected = market.genesis();
+    } else if (lastSlot === market.slot) {
+      // a checkpoint of the last slot (written after its append): its writes are the market's accounts now
+      const now = new Map(market.snapshot().map((u) => [u.address, u]));
+      expected = (await this.tail(end, 5_000)).map((r) => this.decodeOwn(r)).filter((u) => u.slot === lastSlot).map((u) => now.get(u.address) ?? u);
     } else {
-      market.advance(lastSlot - market.startSlot - 1);
+      market.advance(lastSlot - market.slot - 1);
       expected = market.step();
     }
     const byKey = new Map(expected.map((u) => [u.address, encodePoolUpdate(u)]));
@@ -288,10 +319,12 @@ export class Ingestor {
       await this.appendRetrying(updates);
       this.counters.slots++;
       this.counters.lastSlot = market.slot;
+      if ((market.slot - market.startSlot) % CHECKPOINT_EVERY_SLOTS === 0) await this.checkpoint();
       next += slotMs;
       const now = performance.now();
       if (next < now - slotMs) next = now; // fell behind (slow log): do not burst to catch up
     }
+    if (this.counters.slots > 1) await this.checkpoint();
     if (market.slot >= target) {
       this.counters.finished = true;
       this.logger.log(`sim market reached SIM_MAX_SLOTS (slot ${market.slot}); stopping`);

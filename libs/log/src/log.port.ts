@@ -86,6 +86,12 @@ export interface LogPort {
    */
   read(topic: string, from: Positions | 'beginning', limit: number): Promise<LogRecord[]>;
 
+  /**
+   * the first offset still held, per partition (0 until retention removed anything; the end
+   * offset of an empty partition): records before it are gone
+   */
+  beginPositions(topic: string): Promise<Positions>;
+
   /** the next offset that would be written, per partition (high-water marks) */
   endPositions(topic: string): Promise<Positions>;
 

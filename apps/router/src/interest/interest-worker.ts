@@ -73,6 +73,7 @@ async function main(): Promise<void> {
     ensureTopic: (topic) => log.ensureTopic(topic),
     append: (topic, messages) => (topic === TOPICS.quotesChanged ? handOver(messages) : log.append(topic, messages)),
     read: (topic, from, limit) => log.read(topic, from, limit),
+    beginPositions: (topic) => log.beginPositions(topic),
     endPositions: (topic) => log.endPositions(topic),
     subscribe: (topic, options, handler) => log.subscribe(topic, options, handler),
     commit: (groupId, topic, positions) => log.commit(groupId, topic, positions),

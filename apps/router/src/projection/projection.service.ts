@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger, Optional, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import * as path from 'path';
 import { TOPICS } from '../../../../libs/contracts/src/topics';
 import type { AppConfig } from '../../../../libs/config/src/config';
 import { APP_CONFIG } from '../../../../libs/config/src/config.module';
+import { snapshotDirOf } from '../../../../libs/log/src/create-log';
 import { LOG_PORT, type LogPort, type LogRecord, type Positions, type Subscription } from '../../../../libs/log/src/log.port';
 import { metrics } from '../../../../libs/observability/src/metrics';
 import { Projection } from './projection';
@@ -66,7 +66,7 @@ export class ProjectionService implements OnModuleInit, OnModuleDestroy {
   ) {
     this.snapshots = config
       ? new ProjectionSnapshots(
-          { dir: config.snapshotDir ?? path.join(config.dataDir, 'snapshots'), every: config.snapshotEvery, intervalMs: config.snapshotIntervalMs, keep: config.snapshotKeep },
+          { dir: snapshotDirOf(config), every: config.snapshotEvery, intervalMs: config.snapshotIntervalMs, keep: config.snapshotKeep },
           TOPICS.poolUpdates,
           { log: (m) => this.logger.log(m), warn: (m) => this.logger.warn(m) },
         )
@@ -79,6 +79,12 @@ export class ProjectionService implements OnModuleInit, OnModuleDestroy {
   async onModuleInit(): Promise<void> {
     await this.log.ensureTopic(TOPICS.poolUpdates);
     const from = await this.restore();
+    const gap = await this.missingRecords(from);
+    if (gap !== null) {
+      this.failure = new Error(gap);
+      this.logger.error(gap);
+      return;
+    }
     this.startEnd = await this.log.endPositions(TOPICS.poolUpdates);
     this.stopLagGauges = metrics.projectionLagFrom(() => this.lag.read());
     this.progress = new CatchUpProgress(this.next, this.startEnd, (m) => this.logger.log(m));
@@ -112,6 +118,25 @@ export class ProjectionService implements OnModuleInit, OnModuleDestroy {
     for (const [p, o] of Object.entries(header.positions)) this.next[p] = BigInt(o);
     this.logger.log(`projection restored from snapshot at ${JSON.stringify(header.positions)} (slot ${String(header.meta.slot)}); replaying the log from there`);
     return { ...header.positions };
+  }
+
+  /**
+   * why the log cannot give the whole state from `from` (records it needs were removed by
+   * retention), or null: a projection built from what is left would miss accounts and quote on
+   * guessed data, so the service stays unhealthy instead
+   */
+  private async missingRecords(from: Positions | 'beginning'): Promise<string | null> {
+    const begin = await this.log.beginPositions(TOPICS.poolUpdates);
+    for (const [p, first] of Object.entries(begin)) {
+      const wanted = from === 'beginning' ? 0n : BigInt(from[p] ?? '0');
+      if (BigInt(first) > wanted) {
+        return (
+          `pool-updates partition ${p} now starts at offset ${first}: the records from ${wanted} on that this router needs ` +
+          `were removed by retention, and no valid snapshot covers them (see SNAPSHOT_DIR); refusing to serve a partial state`
+        );
+      }
+    }
+    return null;
   }
 
   private applyBatch(records: LogRecord[]): void {

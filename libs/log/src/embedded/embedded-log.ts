@@ -53,6 +53,7 @@ import type {
   SubscribeOptions,
   Subscription,
 } from '../log.port';
+import { TopicTrimmer, type TopicRetentionPolicy, type TrimResult } from './retention';
 import { walCheckpointer } from './wal-checkpointer';
 import { metrics, secondsSince } from '../../../observability/src/metrics';
 
@@ -74,6 +75,14 @@ export interface EmbeddedLogOptions {
   backgroundCheckpoints?: boolean;
   /** where a failed subscription (and a failed background checkpoint) reports when it has no onError of its own; default console.error */
   onError?: (error: Error, context: { topic: string; groupId?: string }) => void;
+  /**
+   * retention per topic (retention.ts): a process that appends to a listed topic deletes its
+   * records no longer needed every `retentionEveryMs` (default 60 s); topics not listed keep all
+   */
+  retention?: Record<string, TopicRetentionPolicy>;
+  retentionEveryMs?: number;
+  /** the clock that stamps append times and that retention measures ages with; default Date.now */
+  clock?: () => number;
 }
 
 /** A store that cannot be opened or read: corrupt file, wrong schema, unreadable path. */
@@ -200,8 +209,12 @@ export class TopicStore {
     private readonly synchronous: 'NORMAL' | 'FULL',
     busyTimeoutMs: number,
     private readonly checkpoints: { background: boolean; onError: (error: Error) => void } = { background: false, onError: () => {} },
+    /** stamps the append times */
+    private readonly clock: () => number = Date.now,
   ) {
     this.db = openDatabase(file, synchronous, busyTimeoutMs, (db) => {
+      // (takes effect only on a file without tables yet: lets retention give freed pages back)
+      db.pragma('auto_vacuum = INCREMENTAL');
       db.exec(
         'CREATE TABLE IF NOT EXISTS records (' +
           ' offset INTEGER PRIMARY KEY,' +
@@ -246,7 +259,7 @@ export class TopicStore {
 
   /** the batch's first offset and its append time */
   append(messages: LogMessage[]): { first: number; ts: number } {
-    const ts = Date.now();
+    const ts = this.clock();
     this.background ??= this.checkpoints.background && walCheckpointer.hold(this.file, this.synchronous, this.checkpoints.onError);
     const { first, bytes } = this.guard(() => this.appendTx(messages, ts));
     if (this.background) walCheckpointer.appended(this.file, bytes);
@@ -255,6 +268,11 @@ export class TopicStore {
 
   next(): number {
     return this.guard(() => this.selectNext.get() as number);
+  }
+
+  /** the first offset held (next() when the topic is empty) */
+  first(): number {
+    return this.guard(() => (this.db.prepare('SELECT min(offset) AS lo FROM records').get() as { lo: number | null }).lo ?? this.next());
   }
 
   readFrom(offset: number, limit: number): RecordRow[] {
@@ -371,6 +389,11 @@ export class EmbeddedLog implements LogPort {
   private readonly subscriptions = new Set<EmbeddedSubscription>();
   private closed = false;
   private closing: Promise<void> | undefined;
+  private readonly retention: Record<string, TopicRetentionPolicy>;
+  private readonly retentionEveryMs: number;
+  private readonly clock: () => number;
+  /** the retention loop of each topic this process appends to */
+  private readonly trimmers = new Map<string, { trimmer: TopicTrimmer; timer: NodeJS.Timeout | null; running: Promise<TrimResult> | null }>();
 
   constructor(options: EmbeddedLogOptions) {
     if (!options || !options.dataDir) throw new Error('EmbeddedLog needs a dataDir');
@@ -385,6 +408,9 @@ export class EmbeddedLog implements LogPort {
     const report = options.onError;
     this.onCheckpointError = report ? (error, topic) => report(error, { topic }) : (error) => console.error(`EmbeddedLog: ${error.message}`);
     this.backgroundCheckpoints = options.backgroundCheckpoints ?? true;
+    this.retention = options.retention ?? {};
+    this.retentionEveryMs = Math.max(1, options.retentionEveryMs ?? 60_000);
+    this.clock = options.clock ?? Date.now;
     this.onError =
       options.onError ??
       ((error, ctx) => {
@@ -411,6 +437,7 @@ export class EmbeddedLog implements LogPort {
     const started = process.hrtime.bigint();
     const { first, ts } = store.append(messages);
     metrics.logAppend('embedded', topic, secondsSince(started));
+    if (this.retention[topic] && !this.trimmers.has(topic)) this.startRetention(topic, store);
     const emitter = emitterFor(this.dataDir, topic);
     // copies of the values only when a subscription of this process will take them
     if (emitter.listenerCount('append') > 0) {
@@ -429,6 +456,48 @@ export class EmbeddedLog implements LogPort {
     const store = this.store(topic, false);
     if (!store) return [];
     return store.readFrom(start, limit).map((r) => toRecord(topic, r));
+  }
+
+  async beginPositions(topic: string): Promise<Positions> {
+    const store = this.store(topic, false);
+    return { [PARTITION]: String(store ? store.first() : 0) };
+  }
+
+  /**
+   * One retention pass over `topic` now (its policy from the options; nothing without one):
+   * what the periodic pass of an appending process does.
+   */
+  async trim(topic: string): Promise<TrimResult> {
+    const store = this.store(topic, false);
+    if (!store || !this.retention[topic]) return { deleted: 0, firstKept: 0, steps: 0, longestStepMs: 0 };
+    const t = this.trimmerOf(topic, store);
+    while (t.running) await t.running.catch(() => undefined);
+    t.running = t.trimmer.pass();
+    try {
+      return await t.running;
+    } finally {
+      t.running = null;
+    }
+  }
+
+  private trimmerOf(topic: string, store: TopicStore): { trimmer: TopicTrimmer; timer: NodeJS.Timeout | null; running: Promise<TrimResult> | null } {
+    let t = this.trimmers.get(topic);
+    if (!t) this.trimmers.set(topic, (t = { trimmer: new TopicTrimmer(store.db, this.retention[topic], this.clock), timer: null, running: null }));
+    return t;
+  }
+
+  private startRetention(topic: string, store: TopicStore): void {
+    const t = this.trimmerOf(topic, store);
+    const tick = (): void => {
+      t.timer = null;
+      if (this.closed) return;
+      this.trim(topic)
+        .catch((e: Error) => this.onCheckpointError(new Error(`retention of topic "${topic}" failed: ${e.message}`), topic))
+        .finally(() => {
+          if (!this.closed) t.timer = setTimeout(tick, this.retentionEveryMs).unref();
+        });
+    };
+    t.timer = setTimeout(tick, Math.min(5_000, this.retentionEveryMs)).unref();
   }
 
   async endPositions(topic: string): Promise<Positions> {
@@ -505,6 +574,11 @@ export class EmbeddedLog implements LogPort {
       this.closed = true;
       this.closing = (async () => {
         await Promise.allSettled([...this.subscriptions].map((s) => s.close()));
+        for (const t of this.trimmers.values()) {
+          if (t.timer) clearTimeout(t.timer);
+          await t.running?.catch(() => undefined);
+        }
+        this.trimmers.clear();
         const released = [...this.topics.values()].map((s) => s.close());
         this.topics.clear();
         if (this.groupsDb?.open) this.groupsDb.close();
@@ -539,7 +613,7 @@ export class EmbeddedLog implements LogPort {
     s = new TopicStore(topic, file, this.synchronous, this.busyTimeoutMs, {
       background: this.backgroundCheckpoints,
       onError: (error) => this.onCheckpointError(error, topic),
-    });
+    }, this.clock);
     this.topics.set(topic, s);
     return s;
   }

@@ -47,6 +47,7 @@ import type {
   Subscription,
 } from '../log.port';
 import { metrics, secondsSince } from '../../../observability/src/metrics';
+import { topicConfigEntries, type KafkaTopicRetention } from './topic-configs';
 
 export type KafkaLogLogger = (level: 'info' | 'warn' | 'error', msg: string) => void;
 
@@ -56,6 +57,11 @@ export interface KafkaLogOptions {
   logger?: KafkaLogLogger;
   /** how long ensureTopic waits for the topic's partitions to show in metadata; default 30 s */
   topicWaitMs?: number;
+  /**
+   * retention of the topics ensureTopic creates (topic-configs.ts); a topic not listed gets the
+   * broker's defaults. An existing topic keeps its configuration (change it with kafka-configs).
+   */
+  retention?: Record<string, KafkaTopicRetention>;
   /**
    * consumer-group session timeout (kafkajs default 30 s). A member that dies without leaving is
    * replaced after this long; the librdkafka mock cluster also waits this long after a member
@@ -228,7 +234,9 @@ export class KafkaLog implements LogPort {
   async ensureTopic(topic: string): Promise<void> {
     const admin = await this.admin();
     try {
-      await admin.createTopics({ topics: [{ topic }], waitForLeaders: true, timeout: 10_000 });
+      const retention = this.options.retention?.[topic];
+      const configEntries = retention ? topicConfigEntries(retention) : undefined;
+      await admin.createTopics({ topics: [{ topic, configEntries }], waitForLeaders: true, timeout: 10_000 });
     } catch (err) {
       // (an existing topic is not an error: createTopics then resolves false)
       this.log('warn', `could not create topic ${topic} (${errText(err)}); relying on broker auto-creation`);
@@ -318,6 +326,12 @@ export class KafkaLog implements LogPort {
       } else await sleep(20);
     }
     return out.slice(0, limit);
+  }
+
+  async beginPositions(topic: string): Promise<Positions> {
+    const out: Positions = {};
+    for (const o of await this.topicOffsets(topic)) out[String(o.partition)] = o.low;
+    return out;
   }
 
   async endPositions(topic: string): Promise<Positions> {

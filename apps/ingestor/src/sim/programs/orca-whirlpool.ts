@@ -77,8 +77,14 @@ function zeroReward(extension: Uint8Array) {
   return { mint: PROGRAM_IDS.system, vault: PROGRAM_IDS.system, extension, emissionsPerSecondX64: 0n, growthGlobalX64: 0n };
 }
 
+/**
+ * The uninitialized tick, one frozen object shared by every array (a swap replaces the ticks it
+ * crosses, never changes one in place): a fraction of the memory, and of a market checkpoint
+ */
+const EMPTY_TICK: WhirlpoolTick = Object.freeze({ initialized: false, liquidityNet: 0n, liquidityGross: 0n, feeGrowthOutsideA: 0n, feeGrowthOutsideB: 0n, rewardGrowthsOutside: Object.freeze([0n, 0n, 0n]) as WhirlpoolTick['rewardGrowthsOutside'] });
+
 function emptyTick(): WhirlpoolTick {
-  return { initialized: false, liquidityNet: 0n, liquidityGross: 0n, feeGrowthOutsideA: 0n, feeGrowthOutsideB: 0n, rewardGrowthsOutside: [0n, 0n, 0n] };
+  return EMPTY_TICK;
 }
 
 export class OrcaWhirlpoolSim implements SimProgram {
@@ -137,7 +143,7 @@ export class OrcaWhirlpoolSim implements SimProgram {
       }
       for (const [t, v] of ticks) {
         const s = tickArrayStartIndex(t, ts);
-        arrays.get(s)![(t - s) / ts] = { ...emptyTick(), initialized: true, liquidityNet: v.net, liquidityGross: v.gross };
+        arrays.get(s)![(t - s) / ts] = { ...emptyTick(), rewardGrowthsOutside: [0n, 0n, 0n], initialized: true, liquidityNet: v.net, liquidityGross: v.gross };
       }
       const arrayAddress = new Map<number, string>();
       for (const s of arrays.keys()) arrayAddress.set(s, pda(PROGRAM, ['tick_array', raw(address), String(s)])[0]);

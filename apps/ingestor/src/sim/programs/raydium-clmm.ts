@@ -30,6 +30,7 @@ import { getArrayStartIndex, prepareBitmaps, type ClmmBitmaps } from '../../../.
 import { PROGRAM_IDS } from '../../../../../libs/solana/src/programs';
 import {
   CLMM_SEEDS,
+  clmmEmptyTick,
   encodeClmmAmmConfig,
   encodeClmmPoolState,
   encodeClmmTickArrayBitmapExtension,
@@ -38,6 +39,7 @@ import {
   type ClmmPoolState,
   type ClmmTickArrayBitmapExtension,
   type ClmmTickArrayState,
+  type ClmmTickState,
 } from '../../../../../libs/solana/src/raydium-clmm';
 import { MEMO_PROGRAM_ID } from '../../../../../libs/solana/src/instructions/common';
 import { pda, randomKey, raw, type SimContext, type SimVault, type SwapDraw } from '../context';
@@ -166,7 +168,7 @@ export class RaydiumClmmSim implements SimProgram {
       const arrays = new Map<number, ClmmTickArrayState>();
       const arrayAddress = new Map<number, string>();
       for (const a of syn.tickArrays) {
-        arrays.set(a.startTickIndex, { ...a, recentEpoch: ctx.epoch });
+        arrays.set(a.startTickIndex, { ...a, ticks: a.ticks.map(shareEmpty), recentEpoch: ctx.epoch });
         const be = Buffer.alloc(4);
         be.writeInt32BE(a.startTickIndex, 0);
         arrayAddress.set(a.startTickIndex, pda(PROGRAM, [CLMM_SEEDS.tickArray, poolKey, be])[0]);
@@ -326,4 +328,17 @@ export function applyClmmSwap(p: SimClmmPool, r: ClmmSwapResult, epoch: bigint):
     fundFeesToken1: on0 ? s.fundFeesToken1 : s.fundFeesToken1 + r.fundFee,
     recentEpoch: epoch,
   };
+}
+
+/**
+ * The uninitialized tick, one frozen object shared by every array (a swap replaces the ticks it
+ * crosses, never changes one in place): a fraction of the memory, and of a market checkpoint
+ */
+const EMPTY_CLMM_TICK: ClmmTickState = Object.freeze({ ...clmmEmptyTick(), rewardGrowthsOutsideX64: Object.freeze([0n, 0n, 0n]) as bigint[] });
+
+function shareEmpty(t: ClmmTickState): ClmmTickState {
+  const zero =
+    t.tick === 0 && t.liquidityNet === 0n && t.liquidityGross === 0n && t.feeGrowthOutside0X64 === 0n && t.feeGrowthOutside1X64 === 0n &&
+    t.rewardGrowthsOutsideX64.every((g) => g === 0n) && t.orderPhase === 0n && t.ordersAmount === 0n && t.partFilledOrdersRemaining === 0n && t.unfilledRatioX64 === 0n;
+  return zero ? EMPTY_CLMM_TICK : t;
 }
