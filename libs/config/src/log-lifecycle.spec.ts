@@ -12,7 +12,7 @@ describe('log life-cycle settings', () => {
 
   it('defaults: days for pool updates, minutes for interest, weeks for the audit trail', () => {
     const c = loadConfig({});
-    expect(c.logRetention).toEqual({ 'pool-updates': 259_200_000, 'quote-interest': 900_000, 'quotes-changed': 3_600_000, 'quotes-served': 1_209_600_000 });
+    expect(c.logRetention).toEqual({ 'pool-updates': 172_800_000, 'quote-interest': 900_000, 'quotes-changed': 3_600_000, 'quotes-served': 1_209_600_000 });
     expect(c).toMatchObject({ snapshotEvery: 50_000, snapshotIntervalMs: 300_000, snapshotKeep: 3, snapshotDir: null, healthMaxLagRecords: 20_000 });
   });
 

@@ -29,7 +29,7 @@ export type LogRetention = Record<TopicName, number | null>;
 
 /** the variable and the default of each topic's retention (see the README for why) */
 export const RETENTION_SETTINGS: ReadonlyArray<{ topic: TopicName; variable: string; def: string }> = [
-  { topic: 'pool-updates', variable: 'LOG_RETENTION_POOL_UPDATES', def: '3d' },
+  { topic: 'pool-updates', variable: 'LOG_RETENTION_POOL_UPDATES', def: '2d' },
   { topic: 'quote-interest', variable: 'LOG_RETENTION_QUOTE_INTEREST', def: '15m' },
   { topic: 'quotes-changed', variable: 'LOG_RETENTION_QUOTES_CHANGED', def: '1h' },
   { topic: 'quotes-served', variable: 'LOG_RETENTION_QUOTES_SERVED', def: '14d' },
