@@ -1,0 +1,421 @@
+/**
+ * The live half of INGEST_SOURCE=geyser: a Yellowstone gRPC subscription (the package's own
+ * client) on GEYSER_URL with GEYSER_X_TOKEN, after the RPC snapshot. Every account write it
+ * streams goes to `pool-updates` with its slot and source `geyser`, unless an account's newer
+ * write was already passed on.
+ *  - Filters: by owner (the followed programs) and by address (vaults, mints, other
+ *    dependencies), at GEYSER_COMMITMENT; slots for the chain's slot (the ingest lag).
+ *  - Keep-alive: a ping every GEYSER_PING_MS (it carries the whole subscription); a stream
+ *    silent for 3 pings is taken as dead. A server ping is answered the same way.
+ *  - Faults: a stream that ends or fails reconnects with exponential backoff and full jitter and
+ *    resumes with `from_slot` = the newest slot seen (the replayed writes it already passed on
+ *    are dropped by the newest-write guard). A server that no longer holds that slot: subscribe
+ *    without it and read every followed account again (the gap healed by a snapshot read).
+ *  - New pools: a pool account not seen before brings its dependencies; those not followed yet
+ *    join the address filter (a subscription update on the open stream) and are read once.
+ *  - Bad input: a message that does not parse ends the stream on the client (counted, resumed
+ *    from its slot); a message that parses but is malformed, an account of an unknown layout or
+ *    of another owner: counted by reason, logged (the first ones), never written.
+ */
+import Client, { type SubscribeRequest, type SubscribeUpdate } from '@triton-one/yellowstone-grpc';
+import type { Duplex } from 'stream';
+import type { PoolUpdate } from '../../../../libs/contracts/src/pool-update';
+import { NewestWrites } from './newest-writes';
+import { readStreamMessage, type LayoutCheck } from './stream-message';
+import { subscribeRequest, type GeyserCommitment } from './subscribe-request';
+import { MutableWatchSet } from './watch-set';
+
+export interface GeyserStreamOptions {
+  url: string;
+  xToken: string | null;
+  commitment: GeyserCommitment;
+  pingMs: number;
+  /** first reconnect delay; doubles up to reconnectMaxMs (each delay drawn in [d/2, d]) */
+  reconnectMinMs?: number;
+  reconnectMaxMs?: number;
+}
+
+export interface GeyserLogger {
+  log(message: string): void;
+  warn(message: string): void;
+  error(message: string): void;
+}
+
+/** the IO the stream hands off: the log, the RPC reads, the pool decoders */
+export interface GeyserStreamDeps {
+  /** append to pool-updates (in order; retries until done or stopped) */
+  write(updates: PoolUpdate[]): Promise<void>;
+  /** read these accounts now (RPC), at a context slot >= minSlot; absent accounts are left out */
+  read(addresses: string[], minSlot: number): Promise<PoolUpdate[]>;
+  /** the accounts a pool account's quote depends on ([] when the account is not a pool) */
+  dependencies(update: PoolUpdate): string[];
+  layouts: LayoutCheck;
+  logger: GeyserLogger;
+}
+
+/** where the RPC snapshot left the ingest */
+export interface GeyserStart {
+  owners: Iterable<string>;
+  /** accounts followed by address, with their owner when known */
+  addresses: Iterable<[string, string | null]>;
+  /** the snapshot's slot: the stream replays from it */
+  slot: number;
+  /** the snapshot's writes (address, slot) already on the log */
+  written: Iterable<{ address: string; slot: number }>;
+}
+
+export interface GeyserStreamStats {
+  connected: boolean;
+  /** Subscribe calls opened (the first and every reconnect) */
+  subscribes: number;
+  reconnects: number;
+  /** streams that ended on an error (a message that does not parse is one) */
+  streamErrors: number;
+  lastError: string | null;
+  messages: number;
+  /** account writes passed to pool-updates (stream and reads) */
+  written: number;
+  /** account writes dropped: not newer than the last one passed on for the account */
+  stale: number;
+  /** messages rejected, by reason (the reason without the account's address) */
+  rejected: number;
+  rejectedBy: Record<string, number>;
+  pings: number;
+  pongs: number;
+  /** the newest slot of any message (what a resume starts from) */
+  lastSlot: number;
+  /** the newest slot message at the commitment (the chain's slot) */
+  chainSlot: number;
+  /** accounts followed by address */
+  addressesFollowed: number;
+  /** pools that entered after the start */
+  newPools: number;
+  /** snapshot reads after a gap the server could not replay */
+  resyncs: number;
+}
+
+const MAX_LOGGED_REJECTS = 50;
+/** pending writes above which the stream is paused until they are appended */
+const HIGH_WATER = 20_000;
+const WRITE_CHUNK = 500;
+
+export class GeyserStream {
+  private readonly watch: MutableWatchSet;
+  private readonly newest = new NewestWrites();
+  private readonly statsData: GeyserStreamStats;
+  private pending: PoolUpdate[] = [];
+  private flushing: Promise<void> | null = null;
+  private stream: Duplex | null = null;
+  private stopping = false;
+  private loop: Promise<void> | null = null;
+  private wake: (() => void) | null = null;
+  private pingId = 0;
+  /** dependencies to follow and read, gathered while the stream runs */
+  private toFollow = new Set<string>();
+  private following: Promise<void> | null = null;
+  private fromSlot: number | undefined;
+  private needResync = false;
+
+  constructor(
+    private readonly opts: GeyserStreamOptions,
+    private readonly deps: GeyserStreamDeps,
+    start: GeyserStart,
+  ) {
+    this.watch = new MutableWatchSet(start.owners, start.addresses);
+    for (const w of start.written) this.newest.accept(w.address, w.slot, null);
+    this.fromSlot = start.slot;
+    this.statsData = {
+      connected: false,
+      subscribes: 0,
+      reconnects: 0,
+      streamErrors: 0,
+      lastError: null,
+      messages: 0,
+      written: 0,
+      stale: 0,
+      rejected: 0,
+      rejectedBy: {},
+      pings: 0,
+      pongs: 0,
+      lastSlot: start.slot,
+      chainSlot: start.slot,
+      addressesFollowed: this.watch.addresses.size,
+      newPools: 0,
+      resyncs: 0,
+    };
+  }
+
+  stats(): GeyserStreamStats {
+    return { ...this.statsData, rejectedBy: { ...this.statsData.rejectedBy }, addressesFollowed: this.watch.addresses.size };
+  }
+
+  /** run in the background until stop() */
+  start(): void {
+    if (this.loop) throw new Error('geyser stream already started');
+    this.loop = this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.wake?.();
+    this.stream?.destroy();
+    await this.loop;
+    await this.following;
+    await this.flushing;
+  }
+
+  // ---- the connection loop ----
+
+  private async run(): Promise<void> {
+    const min = this.opts.reconnectMinMs ?? 250;
+    const max = this.opts.reconnectMaxMs ?? 10_000;
+    let delay = min;
+    while (!this.stopping) {
+      const delivered = await this.streamOnce();
+      if (this.stopping) break;
+      this.statsData.reconnects++;
+      if (delivered) delay = min;
+      const wait = delay / 2 + Math.random() * (delay / 2);
+      this.deps.logger.warn(`geyser stream ended (${this.statsData.lastError ?? 'closed'}); reconnecting in ${wait.toFixed(0)} ms from slot ${this.fromSlot ?? 'now'}`);
+      await this.sleep(wait);
+      delay = Math.min(max, delay * 2);
+    }
+  }
+
+  /** one Subscribe call, to its end; true when it delivered a message */
+  private async streamOnce(): Promise<boolean> {
+    let delivered = false;
+    const fromSlot = this.fromSlot;
+    let stream: Duplex;
+    try {
+      const client = new Client(this.opts.url, this.opts.xToken ?? undefined, undefined);
+      await client.connect();
+      stream = await client.subscribe(this.request({ fromSlot }));
+    } catch (e) {
+      this.fail(`subscribe failed: ${message(e)}`);
+      return false;
+    }
+    if (this.stopping) {
+      stream.destroy();
+      return false;
+    }
+    this.stream = stream;
+    this.statsData.subscribes++;
+    this.statsData.connected = true;
+    if (this.needResync) void this.resync();
+    let heard = Date.now();
+    await new Promise<void>((resolve) => {
+      let done = false;
+      const finish = (): void => {
+        if (done) return;
+        done = true;
+        clearInterval(timer);
+        resolve();
+      };
+      const timer = setInterval(() => {
+        if (Date.now() - heard > 3 * this.opts.pingMs) {
+          this.fail(`no message for ${Date.now() - heard} ms`);
+          stream.destroy();
+          finish();
+          return;
+        }
+        this.ping(stream);
+      }, this.opts.pingMs);
+      stream.on('data', (m: SubscribeUpdate) => {
+        heard = Date.now();
+        delivered = true;
+        this.onMessage(m, stream);
+      });
+      stream.on('error', (e: unknown) => {
+        const text = message(e);
+        if (fromSlot !== undefined && !delivered && /not available/i.test(text + causes(e))) {
+          this.deps.logger.warn(`geyser: the server no longer holds slot ${fromSlot}; subscribing from now and reading every followed account again`);
+          this.fromSlot = undefined;
+          this.needResync = true;
+        }
+        this.fail(`${text}${causes(e)}`);
+        finish();
+      });
+      stream.on('end', finish);
+      stream.on('close', finish);
+    });
+    this.statsData.connected = false;
+    this.stream = null;
+    // resume from the newest slot seen: its writes come again, the guard drops those passed on
+    if (!this.needResync) this.fromSlot = this.statsData.lastSlot;
+    return delivered;
+  }
+
+  private request(extra: { fromSlot?: number; pingId?: number }): SubscribeRequest {
+    return subscribeRequest(this.watch, { commitment: this.opts.commitment, ...extra });
+  }
+
+  private ping(stream: Duplex): void {
+    if (stream.destroyed) return;
+    this.statsData.pings++;
+    stream.write(this.request({ pingId: ++this.pingId }));
+  }
+
+  private fail(reason: string): void {
+    this.statsData.streamErrors++;
+    this.statsData.lastError = reason;
+  }
+
+  // ---- messages ----
+
+  private onMessage(m: SubscribeUpdate, stream: Duplex): void {
+    this.statsData.messages++;
+    const r = readStreamMessage(m, this.watch, this.deps.layouts);
+    switch (r.kind) {
+      case 'account': {
+        const u = r.update;
+        if (u.slot > this.statsData.lastSlot) this.statsData.lastSlot = u.slot;
+        const isNew = !this.newest.has(u.address);
+        if (!this.newest.accept(u.address, u.slot, r.writeVersion)) {
+          this.statsData.stale++;
+          return;
+        }
+        if (this.watch.addresses.has(u.address)) this.watch.learnOwner(u.address, u.owner);
+        this.enqueue(u, stream);
+        if (isNew && u.data !== null && this.watch.owners.has(u.owner)) this.newAccount(u);
+        return;
+      }
+      case 'slot':
+        if (r.slot > this.statsData.chainSlot) this.statsData.chainSlot = r.slot;
+        if (r.slot > this.statsData.lastSlot) this.statsData.lastSlot = r.slot;
+        return;
+      case 'ping':
+        this.ping(stream);
+        return;
+      case 'pong':
+        this.statsData.pongs++;
+        return;
+      case 'reject':
+        this.reject(r.reason);
+        return;
+      case 'ignored':
+        return;
+    }
+  }
+
+  private reject(reason: string): void {
+    const s = this.statsData;
+    s.rejected++;
+    const key = reason.replace(/[1-9A-HJ-NP-Za-km-z]{32,44}/g, '<key>').replace(/\d+/g, 'N');
+    s.rejectedBy[key] = (s.rejectedBy[key] ?? 0) + 1;
+    if (s.rejected <= MAX_LOGGED_REJECTS) {
+      this.deps.logger.warn(`geyser message rejected: ${reason}`);
+      if (s.rejected === MAX_LOGGED_REJECTS) this.deps.logger.warn('further rejected geyser messages are counted, not logged');
+    }
+  }
+
+  /** a program account seen for the first time: a new pool brings its dependencies */
+  private newAccount(u: PoolUpdate): void {
+    let deps: string[];
+    try {
+      deps = this.deps.dependencies(u);
+    } catch (e) {
+      this.deps.logger.warn(`geyser: pool ${u.address} does not decode (${message(e)}); its dependencies are not followed`);
+      return;
+    }
+    if (deps.length === 0) return;
+    this.statsData.newPools++;
+    let added = false;
+    for (const d of deps) {
+      if (this.newest.has(d) || this.watch.addresses.has(d)) continue;
+      this.toFollow.add(d);
+      added = true;
+    }
+    if (added && !this.following) this.following = this.followNew().finally(() => (this.following = null));
+  }
+
+  /** follow the gathered dependencies by address (a subscription update), then read them once */
+  private async followNew(): Promise<void> {
+    while (this.toFollow.size > 0 && !this.stopping) {
+      await Promise.resolve();
+      const batch = [...this.toFollow];
+      this.toFollow.clear();
+      this.watch.addAddresses(batch);
+      const stream = this.stream;
+      if (stream && !stream.destroyed) stream.write(this.request({}));
+      await this.readIn(batch);
+    }
+  }
+
+  /** every followed account read again (after a gap the server could not replay) */
+  private async resync(): Promise<void> {
+    this.needResync = false;
+    this.statsData.resyncs++;
+    await this.readIn([...this.watch.addresses.keys(), ...this.newest.addresses()]);
+  }
+
+  private async readIn(addresses: string[]): Promise<void> {
+    const unique = [...new Set(addresses)];
+    let got: PoolUpdate[];
+    try {
+      got = await this.deps.read(unique, this.statsData.lastSlot);
+    } catch (e) {
+      this.deps.logger.error(`geyser: reading ${unique.length} accounts failed (${message(e)}); they are read again after the next reconnect`);
+      this.needResync = true;
+      return;
+    }
+    for (const u of got) {
+      if (!this.newest.accept(u.address, u.slot, null)) {
+        this.statsData.stale++;
+        continue;
+      }
+      if (this.watch.addresses.has(u.address)) this.watch.learnOwner(u.address, u.owner);
+      this.enqueue(u, this.stream);
+    }
+  }
+
+  // ---- writes ----
+
+  private enqueue(u: PoolUpdate, stream: Duplex | null): void {
+    this.pending.push(u);
+    if (this.pending.length >= HIGH_WATER && stream && !stream.isPaused()) stream.pause();
+    if (!this.flushing) {
+      this.flushing = this.flush()
+        .catch((e: unknown) => this.deps.logger.error(`geyser: writing to pool-updates stopped: ${message(e)}`))
+        .finally(() => (this.flushing = null));
+    }
+  }
+
+  private async flush(): Promise<void> {
+    await Promise.resolve();
+    while (this.pending.length > 0) {
+      const batch = this.pending.length <= WRITE_CHUNK ? this.pending : this.pending.slice(0, WRITE_CHUNK);
+      this.pending = batch === this.pending ? [] : this.pending.slice(WRITE_CHUNK);
+      await this.deps.write(batch);
+      this.statsData.written += batch.length;
+      const s = this.stream;
+      if (s && s.isPaused() && this.pending.length < HIGH_WATER / 2) s.resume();
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const t = setTimeout(() => {
+        this.wake = null;
+        resolve();
+      }, ms);
+      this.wake = () => {
+        clearTimeout(t);
+        this.wake = null;
+        resolve();
+      };
+    });
+  }
+}
+
+function message(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+/** the causes a napi error carries (the gRPC status is in them) */
+function causes(e: unknown): string {
+  let out = '';
+  let c = (e as { cause?: unknown })?.cause;
+  for (let i = 0; c && i < 4; i++, c = (c as { cause?: unknown }).cause) out += `: ${message(c)}`;
+  return out;
+}
