@@ -185,16 +185,18 @@ export class GeyserStream {
   /** one Subscribe call, to its end; true when it delivered a message */
   private async streamOnce(): Promise<boolean> {
     let delivered = false;
-    const fromSlot = this.fromSlot;
+    let fromSlot = this.fromSlot;
     let stream: Duplex;
     try {
       const client = new Client(this.opts.url, this.opts.xToken ?? undefined, undefined);
       await client.connect();
-      stream = await client.subscribe(this.request({ fromSlot }));
+      if (fromSlot !== undefined) await this.checkReplay(client, fromSlot);
+      stream = await client.subscribe(this.request({ fromSlot: this.fromSlot }));
     } catch (e) {
       this.fail(`subscribe failed: ${message(e)}`);
       return false;
     }
+    fromSlot = this.fromSlot;
     if (this.stopping) {
       stream.destroy();
       return false;
@@ -227,13 +229,10 @@ export class GeyserStream {
         this.onMessage(m, stream);
       });
       stream.on('error', (e: unknown) => {
-        const text = message(e);
-        if (fromSlot !== undefined && !delivered && /not available/i.test(text + causes(e))) {
-          this.deps.logger.warn(`geyser: the server no longer holds slot ${fromSlot}; subscribing from now and reading every followed account again`);
-          this.fromSlot = undefined;
-          this.needResync = true;
-        }
-        this.fail(`${text}${causes(e)}`);
+        const text = message(e) + causes(e);
+        // the slot went out of the server's replay between SubscribeReplayInfo and Subscribe
+        if (fromSlot !== undefined && !delivered && /not available/i.test(text)) this.gapTooOld(fromSlot, 'the server answered: not available');
+        this.fail(text);
         finish();
       });
       stream.on('end', finish);
@@ -244,6 +243,22 @@ export class GeyserStream {
     // resume from the newest slot seen: its writes come again, the guard drops those passed on
     if (!this.needResync) this.fromSlot = this.statsData.lastSlot;
     return delivered;
+  }
+
+  /**
+   * Whether the server still holds `fromSlot` (SubscribeReplayInfo). When it does not (or keeps
+   * no replay at all), the stream starts from now and every followed account is read again.
+   */
+  private async checkReplay(client: Client, fromSlot: number): Promise<void> {
+    const info = await client.subscribeReplayInfo();
+    const first = info.firstAvailable === undefined ? null : Number(info.firstAvailable);
+    if (first === null || first > fromSlot) this.gapTooOld(fromSlot, first === null ? 'the server keeps no replay' : `its first slot is ${first}`);
+  }
+
+  private gapTooOld(fromSlot: number, why: string): void {
+    this.deps.logger.warn(`geyser: cannot resume from slot ${fromSlot} (${why}); subscribing from now and reading every followed account again`);
+    this.fromSlot = undefined;
+    this.needResync = true;
   }
 
   private request(extra: { fromSlot?: number; pingId?: number }): SubscribeRequest {
@@ -374,11 +389,22 @@ export class GeyserStream {
   private enqueue(u: PoolUpdate, stream: Duplex | null): void {
     this.pending.push(u);
     if (this.pending.length >= HIGH_WATER && stream && !stream.isPaused()) stream.pause();
-    if (!this.flushing) {
-      this.flushing = this.flush()
-        .catch((e: unknown) => this.deps.logger.error(`geyser: writing to pool-updates stopped: ${message(e)}`))
-        .finally(() => (this.flushing = null));
-    }
+    this.kick();
+  }
+
+  /** start appending the pending writes unless an append loop runs (one that ends re-checks) */
+  private kick(): void {
+    if (this.flushing) return;
+    let failed = false;
+    this.flushing = this.flush()
+      .catch((e: unknown) => {
+        failed = true;
+        this.deps.logger.error(`geyser: writing to pool-updates stopped: ${message(e)}`);
+      })
+      .finally(() => {
+        this.flushing = null;
+        if (!failed && this.pending.length > 0) this.kick();
+      });
   }
 
   private async flush(): Promise<void> {
@@ -408,8 +434,10 @@ export class GeyserStream {
   }
 }
 
+/** an error's message (errors of the native client may come from another realm: no instanceof) */
 function message(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
+  const m = (e as { message?: unknown })?.message;
+  return typeof m === 'string' ? m : String(e);
 }
 
 /** the causes a napi error carries (the gRPC status is in them) */
