@@ -87,7 +87,7 @@ export interface LandedSwap {
   wallet: string;
 }
 
-const WALLET_LAMPORTS = 100_000_000_000n;
+const WALLET_LAMPORTS = 1n << 62n;
 
 /**
  * Fund a fresh wallet with SOL and `2 × maxAmountIn` of the input, ask the service for the swap

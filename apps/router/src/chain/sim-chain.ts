@@ -5,6 +5,8 @@
  * no IO): the adapter passes the current slot and the projection.
  *
  * What it executes, with the programs' semantics:
+ * Each instruction consumes what the compute-unit model (swap/compute-units.ts) says it costs,
+ * the figures the swap builder's limit is made of.
  * - ComputeBudget SetComputeUnitLimit / SetComputeUnitPrice (limit enforced; fee = 5000
  *   lamports per signature + ceil(limit × price / 1e6) from the fee payer);
  * - System Transfer; Associated Token CreateIdempotent (rent 2039280 lamports from the payer);
@@ -45,6 +47,7 @@ import { PumpAmmPool } from '../../../../libs/amm/src/programs/pump-amm/pool';
 import { PumpFunCurve } from '../../../../libs/amm/src/programs/pump-fun/pool';
 import { TOKEN_INSUFFICIENT_FUNDS, type LatestBlockhash, type SimulationResult } from './chain-gateway';
 import { TRANSACTION_ACCOUNT_LOCK_LIMIT } from '../swap/transaction';
+import { ataCreateUnits, INSTRUCTION_UNITS, swapUnits } from '../swap/compute-units';
 
 export const TOKEN_ACCOUNT_RENT = 2_039_280n;
 export const LAMPORTS_PER_SIGNATURE = 5_000n;
@@ -109,15 +112,15 @@ class Fail extends Error {
   }
 }
 
-const CU = { budget: 150, transfer: 150, ataCreate: 20_000, ataExists: 3_000, sync: 1_500, close: 2_500, transferChecked: 6_000 };
-const SWAP_CU: Record<string, number> = {
-  [PROGRAM_IDS.raydiumCpmm]: 42_000,
-  [PROGRAM_IDS.raydiumAmmV4]: 32_000,
-  [PROGRAM_IDS.orcaWhirlpool]: 75_000,
-  [PROGRAM_IDS.raydiumClmm]: 95_000,
-  [PROGRAM_IDS.pumpSwapAmm]: 70_000,
-  [PROGRAM_IDS.pumpFun]: 60_000,
-};
+/** programs whose swap instructions the sim chain executes */
+const SWAP_PROGRAMS = new Set<string>([
+  PROGRAM_IDS.raydiumCpmm,
+  PROGRAM_IDS.raydiumAmmV4,
+  PROGRAM_IDS.orcaWhirlpool,
+  PROGRAM_IDS.raydiumClmm,
+  PROGRAM_IDS.pumpSwapAmm,
+  PROGRAM_IDS.pumpFun,
+]);
 
 export class SimChain {
   /** wallet lamports (the faucet's ledger) */
@@ -288,30 +291,29 @@ export class SimChain {
       logs.push(`Program ${program} invoke [1]`);
       try {
         let cu: number;
-        if (program === PROGRAM_IDS.computeBudget) cu = CU.budget;
+        if (program === PROGRAM_IDS.computeBudget) cu = INSTRUCTION_UNITS.computeBudget;
         else if (program === PROGRAM_IDS.system) {
           if (d.length !== 12 || d.readUInt32LE(0) !== 2) throw new Fail('unsupported System instruction');
           if (!signer(0)) throw new Fail('MissingRequiredSignature');
           const v = d.readBigUInt64LE(4);
           debitLamports(acc(0), v);
           creditLamports(acc(1), v);
-          cu = CU.transfer;
+          cu = INSTRUCTION_UNITS.systemTransfer;
         } else if (program === PROGRAM_IDS.associatedToken) {
           if (!(d.length === 1 && d[0] === 1)) throw new Fail('unsupported associated token instruction');
           const [payerKey, ata, owner, mint, , tokenProgram] = [0, 1, 2, 3, 4, 5].map(acc);
           if (associatedTokenAddress(owner, mint, tokenProgram) !== ata) throw new Fail('Provided seeds do not result in a valid address');
-          if (getTok(ata)) cu = CU.ataExists;
-          else {
+          // the model charges CreateIdempotent in full whether or not the account exists
+          cu = ataCreateUnits(owner, mint, tokenProgram);
+          if (!getTok(ata)) {
             if (mint !== MINTS.SOL && !accounts.account(mint)) throw new Fail(`mint ${mint} not found`);
             debitLamports(payerKey, TOKEN_ACCOUNT_RENT);
             tok.set(ata, { mint, owner, amount: 0n, lamports: TOKEN_ACCOUNT_RENT, program: tokenProgram });
-            cu = CU.ataCreate;
           }
         } else if (isTokenProgram(program)) {
           cu = this.tokenInstruction(d, acc, signer, getTok, tok, creditLamports, debitToken, creditToken);
-        } else if (SWAP_CU[program] !== undefined) {
-          this.swapInstruction(accounts, program, d, ix, acc, getTok, debitToken, creditToken, debitLamports, creditLamports);
-          cu = SWAP_CU[program];
+        } else if (SWAP_PROGRAMS.has(program)) {
+          cu = this.swapInstruction(accounts, program, d, ix, acc, getTok, debitToken, creditToken, debitLamports, creditLamports);
         } else throw new Fail(`program ${program} is not supported by the sim chain`);
         consumed += cu;
         if (consumed > limit) throw new Fail(`exceeded CUs meter at BPF instruction (limit ${limit})`);
@@ -345,7 +347,7 @@ export class SimChain {
         const t = getTok(a);
         if (!t || t.mint !== MINTS.SOL) throw new Fail('SyncNative: NonNativeNotSupported');
         tok.set(a, { ...t, amount: t.lamports - TOKEN_ACCOUNT_RENT });
-        return CU.sync;
+        return INSTRUCTION_UNITS.syncNative;
       }
       case 9: {
         const [a, dest, owner] = [acc(0), acc(1), acc(2)];
@@ -355,7 +357,7 @@ export class SimChain {
         if (t.mint !== MINTS.SOL && t.amount !== 0n) throw new Fail('CloseAccount: NonNativeHasBalance');
         tok.set(a, null);
         creditLamports(dest, t.lamports);
-        return CU.close;
+        return INSTRUCTION_UNITS.closeAccount;
       }
       case 12: {
         const [src, mint, dst, owner] = [acc(0), acc(1), acc(2), acc(3)];
@@ -364,7 +366,7 @@ export class SimChain {
         const t = debitToken(src, v, owner);
         if (t.mint !== mint) throw new Fail('TransferChecked: MintMismatch');
         creditToken(dst, v, mint);
-        return CU.transferChecked;
+        return INSTRUCTION_UNITS.transferChecked;
       }
       default:
         throw new Fail(`unsupported token instruction ${d[0]}`);
@@ -382,7 +384,7 @@ export class SimChain {
     creditToken: (a: string, v: bigint, mint: string) => void,
     debitLamports: (a: string, v: bigint) => void,
     creditLamports: (a: string, v: bigint) => void,
-  ): void {
+  ): number {
     const disc = d.subarray(0, 8);
     const is = (b: Buffer): boolean => disc.equals(b);
     // decode: pool, user, source/destination (null = native SOL of the user), form, amount, bound
@@ -467,6 +469,8 @@ export class SimChain {
     else debitToken(source, q.amountIn, user);
     if (destination === null) creditLamports(user, q.amountOut);
     else creditToken(destination, q.amountOut, outputMint);
+    const token2022Sides = [inputMint, outputMint].filter((m) => m !== MINTS.SOL && accounts.account(m)?.owner === PROGRAM_IDS.token2022).length;
+    return swapUnits({ pool: p, inputMint, mode: exactIn ? 'ExactIn' : 'ExactOut', amount, token2022Sides });
   }
 }
 

@@ -323,8 +323,9 @@ describe('compileTransaction: the 64-account lock limit', () => {
 describe('SwapService: byte budget and unit limit', () => {
   function service(simulate: (tx: VersionedTransaction) => SimulationResult): { svc: SwapService; sims: VersionedTransaction[] } {
     const sims: VersionedTransaction[] = [];
+    // a node's simulation (the sim gateway's consumption is the compute-unit model itself and gets no margin)
     const gateway: ChainGateway = {
-      kind: 'sim',
+      kind: 'rpc',
       latestBlockhash: async () => ({ blockhash: BLOCKHASH, lastValidBlockHeight: 1_000 }),
       simulate: async (tx) => {
         sims.push(tx);

@@ -46,6 +46,7 @@ import { AmmV4Pool } from '../../../../libs/amm/src/programs/raydium-amm-v4/pool
 import { PumpAmmPool } from '../../../../libs/amm/src/programs/pump-amm/pool';
 import { PumpFunCurve } from '../../../../libs/amm/src/programs/pump-fun/pool';
 import { chargeRoute, type AggregatorFee } from '../quote/aggregator-fee';
+import { ataCreateUnits, INSTRUCTION_UNITS, MAX_COMPUTE_UNITS, swapUnits } from './compute-units';
 import { MINTS, PROGRAM_IDS } from '../../../../libs/solana/src/programs';
 import { whirlpoolOracleAddress, whirlpoolTickArrayAddress } from '../../../../libs/solana/src/orca-whirlpool';
 import { clmmBitmapExtensionAddress, clmmTickArrayAddress } from '../../../../libs/solana/src/raydium-clmm';
@@ -126,23 +127,6 @@ export class BuildError extends Error {
   }
 }
 
-/** Compute units per instruction kind: measured orders of magnitude with headroom. */
-export const COMPUTE_UNITS = {
-  base: 5_000,
-  ataCreate: 30_000,
-  wrap: 6_000,
-  transfer: 8_000,
-  close: 5_000,
-  swap: {
-    [PROGRAM_IDS.raydiumCpmm]: 60_000,
-    [PROGRAM_IDS.raydiumAmmV4]: 45_000,
-    [PROGRAM_IDS.orcaWhirlpool]: 120_000,
-    [PROGRAM_IDS.raydiumClmm]: 150_000,
-    [PROGRAM_IDS.pumpSwapAmm]: 100_000,
-    [PROGRAM_IDS.pumpFun]: 90_000,
-  } as Record<string, number>,
-} as const;
-
 /** Split `total` over legs in proportion to `weights` (floor; the last leg takes the remainder, capped at its weight when `cap`). */
 export function shareOut(total: bigint, weights: bigint[], sum: bigint): bigint[] {
   const out: bigint[] = [];
@@ -213,7 +197,7 @@ export function buildSwap(req: SwapBuildRequest, src: AccountSource): BuiltSwap 
     outer.forEach((i, k) => bounds.set(i, shares[k]));
   }
 
-  const ctx: Ctx = { src, wallet, ixs: [], units: COMPUTE_UNITS.base, wsolUsed: false };
+  const ctx: Ctx = { src, wallet, ixs: [], units: 0, wsolUsed: false };
 
   // token accounts: every mint the user receives, plus wrapped SOL whenever a non-native hop uses it
   const needsAta = new Set<string>();
@@ -223,7 +207,7 @@ export function buildSwap(req: SwapBuildRequest, src: AccountSource): BuiltSwap 
   }
   for (const m of needsAta) {
     ctx.ixs.push(createAtaIdempotent(wallet, wallet, m, tokenProgramOf(src, m)));
-    ctx.units += COMPUTE_UNITS.ataCreate;
+    ctx.units += ataCreateUnits(wallet, m, tokenProgramOf(src, m));
   }
   if (needsAta.has(MINTS.SOL)) ctx.wsolUsed = true;
   const wsolAta = associatedTokenAddress(wallet, MINTS.SOL);
@@ -236,7 +220,7 @@ export function buildSwap(req: SwapBuildRequest, src: AccountSource): BuiltSwap 
     });
     if (wrap > 0n) {
       ctx.ixs.push(systemTransfer(wallet, wsolAta, wrap), syncNative(wsolAta));
-      ctx.units += COMPUTE_UNITS.wrap;
+      ctx.units += INSTRUCTION_UNITS.systemTransfer + INSTRUCTION_UNITS.syncNative;
     }
   }
 
@@ -259,11 +243,11 @@ export function buildSwap(req: SwapBuildRequest, src: AccountSource): BuiltSwap 
       const native = nativeSolHop(e.pool);
       if (!native && solNativeProduced) {
         ctx.ixs.push(systemTransfer(wallet, wsolAta, e.amountGiven), syncNative(wsolAta));
-        ctx.units += COMPUTE_UNITS.wrap;
+        ctx.units += INSTRUCTION_UNITS.systemTransfer + INSTRUCTION_UNITS.syncNative;
       } else if (native && solWrappedProduced) {
         // closing the wrapped-SOL account makes its lamports (the previous hops' output) spendable
         ctx.ixs.push(closeAccount(wsolAta, wallet, wallet), createAtaIdempotent(wallet, wallet, MINTS.SOL));
-        ctx.units += COMPUTE_UNITS.close + COMPUTE_UNITS.ataCreate;
+        ctx.units += INSTRUCTION_UNITS.closeAccount + ataCreateUnits(wallet, MINTS.SOL, PROGRAM_IDS.token);
         solWrappedProduced = false;
       }
     }
@@ -272,7 +256,8 @@ export function buildSwap(req: SwapBuildRequest, src: AccountSource): BuiltSwap 
       else solWrappedProduced = true;
     }
     ctx.ixs.push(hopInstruction(ctx, e.pool, e.inputMint, e.outputMint, mode, amount, bound, e.amountIn, e.amountOut));
-    ctx.units += COMPUTE_UNITS.swap[e.pool.programId] ?? 150_000;
+    const token2022Sides = [e.inputMint, e.outputMint].filter((m) => m !== MINTS.SOL && tokenProgramOf(src, m) === PROGRAM_IDS.token2022).length;
+    ctx.units += swapUnits({ pool: e.pool, inputMint: e.inputMint, mode, amount, token2022Sides });
   });
 
   // the aggregator fee
@@ -281,25 +266,29 @@ export function buildSwap(req: SwapBuildRequest, src: AccountSource): BuiltSwap 
     const feeEdges = outer.map((i) => edges[i]);
     if (feeMint === MINTS.SOL && feeEdges.every((e) => nativeSolHop(e.pool))) {
       ctx.ixs.push(systemTransfer(wallet, req.fee!.wallet, feeAmount));
+      ctx.units += INSTRUCTION_UNITS.systemTransfer;
     } else {
       const prog = tokenProgramOf(src, feeMint);
-      if (feeMint === MINTS.SOL && mode === 'ExactOut') ctx.ixs.push(systemTransfer(wallet, wsolAta, feeAmount), syncNative(wsolAta));
+      if (feeMint === MINTS.SOL && mode === 'ExactOut') {
+        ctx.ixs.push(systemTransfer(wallet, wsolAta, feeAmount), syncNative(wsolAta));
+        ctx.units += INSTRUCTION_UNITS.systemTransfer + INSTRUCTION_UNITS.syncNative;
+      }
       ctx.ixs.push(createAtaIdempotent(wallet, req.fee!.wallet, feeMint, prog));
       ctx.ixs.push(
         transferChecked(associatedTokenAddress(wallet, feeMint, prog), feeMint, associatedTokenAddress(req.fee!.wallet, feeMint, prog), wallet, feeAmount, decimalsOf(src, feeMint), prog),
       );
-      ctx.units += COMPUTE_UNITS.ataCreate;
+      ctx.units += ataCreateUnits(req.fee!.wallet, feeMint, prog) + INSTRUCTION_UNITS.transferChecked;
     }
-    ctx.units += COMPUTE_UNITS.transfer;
   }
 
   // unwrap: every lamport of the wrapped-SOL account back to the wallet
   if (ctx.wsolUsed) {
     ctx.ixs.push(closeAccount(wsolAta, wallet, wallet));
-    ctx.units += COMPUTE_UNITS.close;
+    ctx.units += INSTRUCTION_UNITS.closeAccount;
   }
 
-  const units = Math.min(1_400_000, ctx.units);
+  const budgetCount = req.computeUnitPriceMicroLamports > 0n ? 2 : 1;
+  const units = Math.min(MAX_COMPUTE_UNITS, ctx.units + budgetCount * INSTRUCTION_UNITS.computeBudget);
   const budget: TransactionInstruction[] = [setComputeUnitLimit(units)];
   if (req.computeUnitPriceMicroLamports > 0n) budget.push(setComputeUnitPrice(req.computeUnitPriceMicroLamports));
   return {

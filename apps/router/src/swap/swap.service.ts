@@ -14,6 +14,7 @@ import { compileTransaction, LookupTableIndex, measureTransaction, type Compiled
 import { fitLadder, fitRoute, NoFittingRouteError, type RouteShape } from './fit';
 import { setComputeUnitLimit } from '../../../../libs/solana/src/instructions/system-token';
 import { PROGRAM_IDS } from '../../../../libs/solana/src/programs';
+import { MAX_COMPUTE_UNITS } from './compute-units';
 import { instructionsResult, swapResult, type InstructionsResult, type SwapResult } from './swap-result';
 import { controlledSearch, type RouteControls } from '../quote/route-controls';
 import { checkAccountBudget, noRouteWithinMaxAccounts, QUOTE_MEASURE_WALLET } from './account-budget';
@@ -182,7 +183,10 @@ export class SwapService {
       }
       if (!simulation.success) throw new ApiError(HttpStatus.INTERNAL_SERVER_ERROR, `simulation failed: ${simulation.error}`);
       if (simulation.computeUnitsConsumed > 0) {
-        ({ built, compiled } = this.withUnitLimit(built, unitLimitFromSimulation(simulation.computeUnitsConsumed), p.userWallet, latest.blockhash));
+        // the sim chain charges the compute-unit model (already an upper bound of the programs'
+        // consumption); a node's simulation is the consumption itself and gets the margin
+        const limit = this.gateway.kind === 'sim' ? simulation.computeUnitsConsumed : unitLimitFromSimulation(simulation.computeUnitsConsumed);
+        ({ built, compiled } = this.withUnitLimit(built, limit, p.userWallet, latest.blockhash));
       }
     }
     return swapResult(built, compiled.bytes, latest.lastValidBlockHeight, simulation);
@@ -210,8 +214,7 @@ export class SwapService {
   }
 }
 
-/** a transaction may ask for this many compute units at most */
-export const MAX_COMPUTE_UNITS = 1_400_000;
+export { MAX_COMPUTE_UNITS };
 /** headroom over the simulated consumption, percent (state moves between simulation and execution) */
 export const COMPUTE_UNIT_MARGIN_PERCENT = 10;
 
