@@ -115,10 +115,13 @@ describe('aggregator fee e2e (FEE_BPS=30, FEE_ROUTES=multi-hop)', () => {
     const records = (await readAll(log, TOPICS.quotesServed)).map((r) => decodeQuoteServed(r.value));
     expect(records.length).toBeGreaterThanOrEqual(20);
     for (const r of records) expect(r.fee).toEqual({ bps: Number(FEE_BPS), routes: 'multi-hop' });
-    const report = await auditServedQuotes(log, { last: records.length });
-    expect(report.audited).toBe(records.length);
+    // the /swap and /instructions answers are on the trail too; the audit recomputes the quotes
+    const quotes = records.filter((r) => r.build === undefined);
+    expect(records.length - quotes.length).toBeGreaterThanOrEqual(20);
+    const report = await auditServedQuotes(log, { last: quotes.length });
+    expect(report.audited).toBe(quotes.length);
     expect(report.mismatched).toBe(0);
-    expect(report.matched).toBe(records.length);
+    expect(report.matched).toBe(quotes.length);
   });
 
   it('a stream push reports the amounts the REST quote does (fee included)', async () => {

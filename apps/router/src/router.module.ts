@@ -11,15 +11,17 @@ import { PriceController } from './price/price.controller';
 import { PriceService } from './price/price.service';
 import { ProjectionService } from './projection/projection.service';
 import { QuoteService } from './quote/quote.service';
+import { ServedQuotes } from './quote/served-quotes';
 import { chainGatewayProvider } from './swap/chain.provider';
 import { SimChainController, SwapController } from './swap/swap.controller';
 import { SwapService } from './swap/swap.service';
+import { BuildAudit } from './swap/build-audit';
 
 /** The router: pool-updates → in-memory projection → quotes over HTTP. */
 @Module({
   imports: [ConfigModule, LogModule],
   controllers: [QuoteController, MarketsController, DexesController, HealthController, PriceController, SwapController, SimChainController],
-  providers: [ProjectionService, QuoteService, PriceService, QuotesServedService, SwapService, chainGatewayProvider, InterestHost],
+  providers: [ProjectionService, QuoteService, ServedQuotes, PriceService, QuotesServedService, SwapService, BuildAudit, chainGatewayProvider, InterestHost],
   exports: [ProjectionService, QuoteService, PriceService, QuotesServedService, InterestHost],
 })
 export class RouterModule {}

@@ -101,6 +101,8 @@ export interface AppConfig extends LogLifecycleSettings {
   intermediateTokens: string[];
   /** READY_MAX_LAG_SLOTS: /ready answers 503 while the projection is more slots than this behind the log */
   readyMaxLagSlots: number;
+  /** QUOTES_KEPT: served quotes kept in memory for /swap and /instructions by quoteId (the oldest go first) */
+  quotesKept: number;
 }
 
 export class ConfigError extends Error {
@@ -277,12 +279,12 @@ function chainSettings(env: Env): Pick<AppConfig, 'chainGateway' | 'rpcUrl' | 'r
   };
 }
 
-/** INTERMEDIATE_TOKENS (comma-separated mints; default SOL, USDC, USDT) */
-function swapApiSettings(env: Env): Pick<AppConfig, 'intermediateTokens'> {
+/** INTERMEDIATE_TOKENS (comma-separated mints; default SOL, USDC, USDT), QUOTES_KEPT */
+function swapApiSettings(env: Env): Pick<AppConfig, 'intermediateTokens' | 'quotesKept'> {
   const raw = env.INTERMEDIATE_TOKENS;
   const intermediateTokens = raw === undefined || raw.trim() === '' ? [MINTS.SOL, MINTS.USDC, MINTS.USDT] : [...new Set(raw.split(',').map((x) => x.trim()))];
   for (const m of intermediateTokens) if (!isPublicKey(m)) throw new ConfigError(`INTERMEDIATE_TOKENS must be comma-separated base58 mints, got ${JSON.stringify(m)}`);
-  return { intermediateTokens };
+  return { intermediateTokens, quotesKept: int(env, 'QUOTES_KEPT', 10_000, 0, 10_000_000) };
 }
 
 // ---- chain sources (INGEST_SOURCE=rpc) ----

@@ -34,6 +34,8 @@ export interface ServedBuild {
   userWallet: string;
   /** the served quote the build was asked for (swap by quoteId) */
   fromQuoteId?: string;
+  /** true: that quote's state had moved on and the build quoted again (allowRequote) */
+  requoted?: boolean;
   /** /swap: base64 of the SHA-256 of the transaction's serialized message (what the wallet signs) */
   messageHash?: string;
   /** the SwapResult / InstructionsResult as answered (JSON) */
@@ -207,6 +209,7 @@ function decodeBuild(v: unknown): ServedBuild {
   const o = obj(v, 'build');
   const b: ServedBuild = { userWallet: key(o.userWallet, 'build.userWallet'), answer: obj(o.answer, 'build.answer') };
   if (o.fromQuoteId !== undefined) b.fromQuoteId = str(o.fromQuoteId, 'build.fromQuoteId', 128);
+  if (o.requoted !== undefined) b.requoted = bool(o.requoted, 'build.requoted');
   if (o.messageHash !== undefined) b.messageHash = str(o.messageHash, 'build.messageHash', 64);
   return b;
 }

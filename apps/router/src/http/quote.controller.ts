@@ -4,7 +4,8 @@ import type { Response } from 'express';
 import { APP_CONFIG } from '../../../../libs/config/src/config.module';
 import type { AppConfig } from '../../../../libs/config/src/config';
 import { QuotesServedService } from '../audit/quotes-served.service';
-import { QuoteService, type QuoteParams } from '../quote/quote.service';
+import { QuoteService, type QuoteParams, type RoutedQuote } from '../quote/quote.service';
+import { ServedQuotes } from '../quote/served-quotes';
 import type { QuoteResponse } from '../quote/quote-response';
 import { servedRequest } from '../quote/served-request';
 import { SwapService } from '../swap/swap.service';
@@ -12,12 +13,12 @@ import { NO_ROUTE_WITHIN_MAX_ACCOUNTS } from '../swap/account-budget';
 import { ApiError, SAME_MINT_ERROR, UNKNOWN_PARAMETER, createApiValidationPipe, toApiError } from './api-error';
 import { QUOTE_PARAM_ORDER, QuoteQueryDto } from './quote-query.dto';
 import { routeControlsOf } from './route-controls.dto';
+import { QUOTE_ID_HEADER } from './quote-id';
 import { ErrorEnvelopeDto, QuoteEnvelopeDto } from './response.dto';
 
 const quotePipe = createApiValidationPipe(QUOTE_PARAM_ORDER, { forbidUnknown: true });
 
-/** response header carrying the id under which the quote was recorded on `quotes-served` */
-export const QUOTE_ID_HEADER = 'X-Quote-Id';
+export { QUOTE_ID_HEADER };
 
 @ApiTags('quote')
 @Controller('api/v1')
@@ -26,6 +27,7 @@ export class QuoteController {
     private readonly quotes: QuoteService,
     private readonly swaps: SwapService,
     private readonly audit: QuotesServedService,
+    private readonly kept: ServedQuotes,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
   ) {}
 
@@ -47,14 +49,16 @@ export class QuoteController {
     if (q.inputMint === q.outputMint) throw new ApiError(HttpStatus.BAD_REQUEST, SAME_MINT_ERROR);
     const controls = routeControlsOf(q, this.config.maxHops);
     const params: QuoteParams = { inputMint: q.inputMint, outputMint: q.outputMint, amount: BigInt(q.amount), swapMode: q.swapMode, slippageBps: q.slippageBps ?? 50 };
-    let data: QuoteResponse;
+    let routed: RoutedQuote;
     try {
       // maxAccounts: the route whose transaction stays within it, as /swap would build it
-      data = controls.maxAccounts === undefined ? this.quotes.quote(params, controls) : this.quotes.quoteWithin(params, () => this.swaps.quoteRoute({ ...params, controls }));
+      routed = controls.maxAccounts === undefined ? this.quotes.quote(params, controls) : this.quotes.quoteWithin(params, () => this.swaps.quoteRoute({ ...params, controls }));
     } catch (e) {
       throw toApiError(e) ?? e;
     }
+    const data = routed.response;
     const quoteId = this.audit.record(servedRequest(params, controls, this.config.intermediateTokens), data, this.quotes.fee);
+    this.kept.keep({ quoteId, params, controls, route: routed.route });
     res.setHeader(QUOTE_ID_HEADER, quoteId);
     return { success: true, data };
   }

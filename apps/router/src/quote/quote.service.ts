@@ -34,11 +34,26 @@ export interface QuoteSource extends TokenGraph {
  * so it runs on exactly that state.
  */
 export function computeQuote(source: QuoteSource, p: QuoteParams, maxHops = 5, opts: RouteSearchOptions = {}, fee: FeeSchedule | null = null): QuoteResponse {
+  return computeRoutedQuote(source, p, maxHops, opts, fee).response;
+}
+
+/** a quote and the exact route it reports */
+export interface RoutedQuote {
+  route: Route;
+  response: QuoteResponse;
+}
+
+/** computeQuote, with the route it found */
+export function computeRoutedQuote(source: QuoteSource, p: QuoteParams, maxHops = 5, opts: RouteSearchOptions = {}, fee: FeeSchedule | null = null): RoutedQuote {
+  return routedQuoteOn(source, p, fee, () => findBestNetRoute(source, { inputMint: p.inputMint, outputMint: p.outputMint, amount: p.amount, mode: p.swapMode, maxHops }, fee, opts));
+}
+
+/** the quote of the route `find` chooses on `source`, its provenance read before `find` runs */
+export function routedQuoteOn(source: QuoteSource, p: QuoteParams, fee: FeeSchedule | null, find: () => Route): RoutedQuote {
   const contextSlot = source.slot;
   const logPosition = source.positions;
-  const req = { inputMint: p.inputMint, outputMint: p.outputMint, amount: p.amount, mode: p.swapMode, maxHops };
-  const route = findBestNetRoute(source, req, fee, opts);
-  return buildQuoteResponse(route, { slippageBps: p.slippageBps, contextSlot, logPosition, fee });
+  const route = find();
+  return { route, response: buildQuoteResponse(route, { slippageBps: p.slippageBps, contextSlot, logPosition, fee }) };
 }
 
 /** Quotes from the current projection; throws the route errors of route-search. */
@@ -58,16 +73,13 @@ export class QuoteService {
   }
 
   /** the best route under the request's route controls (maxAccounts aside: see quoteWithin) */
-  quote(p: QuoteParams, controls: RouteControls = {}): QuoteResponse {
+  quote(p: QuoteParams, controls: RouteControls = {}): RoutedQuote {
     const s = controlledSearch(controls, this.config.maxHops, this.liquid, p.inputMint, p.outputMint);
-    return metrics.timeQuote('quote', () => computeQuote(this.projections.projection, p, s.maxHops, s.options, this.fee));
+    return metrics.timeQuote('quote', () => computeRoutedQuote(this.projections.projection, p, s.maxHops, s.options, this.fee));
   }
 
   /** the quote of a route `find` chooses on the current projection (provenance read before it runs) */
-  quoteWithin(p: QuoteParams, find: () => Route): QuoteResponse {
-    const projection = this.projections.projection;
-    const contextSlot = projection.slot;
-    const logPosition = projection.positions;
-    return buildQuoteResponse(metrics.timeQuote('quote', find), { slippageBps: p.slippageBps, contextSlot, logPosition, fee: this.fee });
+  quoteWithin(p: QuoteParams, find: () => Route): RoutedQuote {
+    return routedQuoteOn(this.projections.projection, p, this.fee, () => metrics.timeQuote('quote', find));
   }
 }

@@ -4,6 +4,12 @@
  * recorded request, and compare with what was served, field by field. Plain TypeScript over the
  * LogPort. Records are audited in log-position order so one replay serves them all (the
  * projection only moves forward).
+ *
+ * Records of /swap and /instructions answers (kind swap / instructions) built from a served
+ * quote (build.fromQuoteId, not requoted) are checked against that quote instead: the route and amounts built
+ * must be the quote's, field by field (provenance aside), and the answer's amounts the built
+ * route's. Other builds (without a quoteId, or quoted again) are kept in the trail but not
+ * recomputed (the byte budget may have served a smaller route than the quote's search).
  */
 import { ContractError } from '../../../../libs/contracts/src/errors';
 import { decodeQuoteServed, type QuoteServed } from '../../../../libs/contracts/src/quotes-served';
@@ -76,7 +82,11 @@ export async function auditServedQuotes(log: LogPort, opts: AuditOptions = {}): 
     }
   }
   if (opts.id !== undefined && served.length === 0 && entries.length === 0) throw new ReplayError(`no served quote with id ${opts.id}`);
-  const chosen = opts.last === undefined ? served : served.slice(-opts.last);
+  const byId = new Map(served.map((q) => [q.quoteId, q]));
+  const builds = served.filter((q) => q.build !== undefined);
+  const quotes = served.filter((q) => q.build === undefined);
+  for (const b of builds) if (b.build!.fromQuoteId !== undefined && b.build!.requoted !== true) entries.push(auditBuild(b, byId.get(b.build!.fromQuoteId)));
+  const chosen = opts.last === undefined ? quotes : quotes.slice(-opts.last);
   chosen.sort((a, b) => {
     const d = weight(a.logPosition) - weight(b.logPosition);
     return d < 0n ? -1 : d > 0n ? 1 : 0;
@@ -110,4 +120,21 @@ export async function auditServedQuotes(log: LogPort, opts: AuditOptions = {}): 
   }
   const count = (v: AuditEntry['verdict']): number => entries.filter((e) => e.verdict === v).length;
   return { audited: entries.length, matched: count('match'), mismatched: count('mismatch'), unreadable: count('unreadable'), entries };
+}
+
+/** a build from a served quote against that quote: the same route and amounts, the answer's amounts the route's */
+function auditBuild(b: QuoteServed, quote: QuoteServed | undefined): AuditEntry {
+  const entry: AuditEntry = { quoteId: b.quoteId, logPosition: b.logPosition, slot: b.slot, verdict: 'match' };
+  if (quote === undefined) return { ...entry, verdict: 'unreadable', error: `the quote ${b.build!.fromQuoteId} it was built from is not on the trail` };
+  const differences: NonNullable<AuditEntry['differences']> = [];
+  const built = b.response as unknown as Record<string, unknown>;
+  const quoted = quote.response as unknown as Record<string, unknown>;
+  for (const field of Object.keys(quoted)) {
+    if (field === 'contextSlot' || field === 'logPosition') continue;
+    if (JSON.stringify(built[field]) !== JSON.stringify(quoted[field])) differences.push({ field, served: built[field], recomputed: quoted[field] });
+  }
+  for (const field of ['amountIn', 'amountOut']) {
+    if (b.build!.answer[field] !== built[field]) differences.push({ field: `answer.${field}`, served: b.build!.answer[field], recomputed: built[field] });
+  }
+  return differences.length > 0 ? { ...entry, verdict: 'mismatch', differences } : entry;
 }

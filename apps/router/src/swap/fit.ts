@@ -103,7 +103,7 @@ export function fitRoute<B>(
     }
   }
   if (served !== undefined) return served;
-  throw new NoFittingRouteError(first, tried.size, built);
+  throw new NoFittingRouteError(first, tried.size, built, route);
 }
 
 /** No route of any shape makes a transaction of at most 1232 bytes (and 64 accounts). */
@@ -117,6 +117,8 @@ export class NoFittingRouteError<B = unknown> extends Error {
     readonly routesTried: number,
     /** what `build` made of the best route (a composer may bring its own lookup tables) */
     readonly best: B,
+    /** the best route itself */
+    readonly bestRoute?: Route,
   ) {
     super(`transaction too large: ${reason.excess}; no smaller route fits (${routesTried - 1} other routes tried)`);
     this.bestSize = reason.size;

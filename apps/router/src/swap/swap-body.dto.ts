@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsOptional, Max, Min, Validate, ValidatorConstraint, type ValidatorConstraintInterface } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsOptional, Matches, Max, Min, Validate, ValidateIf, ValidatorConstraint, type ValidatorConstraintInterface } from 'class-validator';
 import type { ValidationPipe } from '@nestjs/common';
 import { isPublicKey } from '../../../../libs/solana/src/base58';
 import { createApiValidationPipe } from '../http/api-error';
@@ -28,19 +28,23 @@ export class InstructionsBodyDto extends RouteControlsDto {
   @Validate(PublicKeyConstraint)
   userWallet!: string;
 
-  @ApiProperty({ description: 'input token mint (base58)', example: 'So11111111111111111111111111111111111111112' })
+  @ApiProperty({ description: 'input token mint (base58); may be left out with quoteId', example: 'So11111111111111111111111111111111111111112' })
+  @ValidateIf(requiredUnlessQuoteId('inputMint'))
   @Validate(PublicKeyConstraint)
   inputMint!: string;
 
-  @ApiProperty({ description: 'output token mint (base58); must differ from inputMint', example: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v' })
+  @ApiProperty({ description: 'output token mint (base58); must differ from inputMint; may be left out with quoteId', example: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v' })
+  @ValidateIf(requiredUnlessQuoteId('outputMint'))
   @Validate(PublicKeyConstraint)
   outputMint!: string;
 
-  @ApiProperty({ description: 'smallest units, a string holding a positive integer that fits in u64', example: '1000000000', pattern: '^[1-9][0-9]*$' })
+  @ApiProperty({ description: 'smallest units, a string holding a positive integer that fits in u64; may be left out with quoteId', example: '1000000000', pattern: '^[1-9][0-9]*$' })
+  @ValidateIf(requiredUnlessQuoteId('amount'))
   @Validate(PositiveU64Constraint)
   amount!: string;
 
-  @ApiProperty({ enum: ['ExactIn', 'ExactOut'] })
+  @ApiProperty({ enum: ['ExactIn', 'ExactOut'], description: 'may be left out with quoteId' })
+  @ValidateIf(requiredUnlessQuoteId('swapMode'))
   @IsIn(['ExactIn', 'ExactOut'])
   swapMode!: 'ExactIn' | 'ExactOut';
 
@@ -51,6 +55,26 @@ export class InstructionsBodyDto extends RouteControlsDto {
   @Min(0)
   @Max(10000)
   slippageBps?: number;
+
+  @ApiPropertyOptional({
+    description:
+      'the X-Quote-Id of a quote served by GET /quote: build exactly its route and amounts (its parameters and route controls; the quote fields and slippageBps, ' +
+      'when given, must equal its own, and route controls may not be given). 404 "quote not found" (never served here or no longer kept, see QUOTES_KEPT); ' +
+      '409 "quote state moved on" (a pool of its route changed since) unless allowRequote',
+  })
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9_-]{1,128}$/)
+  quoteId?: string;
+
+  @ApiPropertyOptional({ type: 'boolean', default: false, description: 'with quoteId: when the quote\'s state has moved on, quote again with its parameters and build that instead of answering 409' })
+  @IsOptional()
+  @IsBoolean()
+  allowRequote?: boolean;
+}
+
+/** the quote fields are required unless the body names a quoteId (then they are checked against the quote when given) */
+function requiredUnlessQuoteId(field: 'inputMint' | 'outputMint' | 'amount' | 'swapMode'): (o: Record<string, unknown>) => boolean {
+  return (o) => o.quoteId === undefined || o[field] !== undefined;
 }
 
 /** JSON body of POST /api/v1/swap */
@@ -62,7 +86,7 @@ export class SwapBodyDto extends InstructionsBodyDto {
 }
 
 /** the order the errors are checked in: the first invalid field in it is reported */
-export const SWAP_BODY_ORDER = ['userWallet', 'inputMint', 'outputMint', 'amount', 'swapMode', 'slippageBps', 'skipSimulation', ...ROUTE_CONTROL_ORDER] as const;
+export const SWAP_BODY_ORDER = ['userWallet', 'inputMint', 'outputMint', 'amount', 'swapMode', 'slippageBps', 'quoteId', 'allowRequote', 'skipSimulation', ...ROUTE_CONTROL_ORDER] as const;
 
 /** API error texts per field (API.md §7: the wallet's is `invalid user wallet`) */
 const FIELD_ERROR: Record<string, string> = { userWallet: 'invalid user wallet' };

@@ -1,8 +1,9 @@
-import { Body, Controller, HttpCode, HttpStatus, Inject, Post } from '@nestjs/common';
-import { APP_CONFIG } from '../../../../libs/config/src/config.module';
-import type { AppConfig } from '../../../../libs/config/src/config';
-import { routeControlsOf } from '../http/route-controls.dto';
-import { ApiBadRequestResponse, ApiInternalServerErrorResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, HttpCode, HttpStatus, Inject, Post, Res } from '@nestjs/common';
+import type { Response } from 'express';
+import { ApiBadRequestResponse, ApiConflictResponse, ApiInternalServerErrorResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { QUOTE_ID_HEADER } from '../http/quote-id';
+import { BuildAudit } from './build-audit';
+import type { BuildTarget } from './by-quote';
 import { VersionedTransaction } from '@solana/web3.js';
 import { ApiError } from '../http/api-error';
 import { ErrorEnvelopeDto } from '../http/response.dto';
@@ -16,14 +17,21 @@ const pipe = createSwapBodyPipe();
 const ERRORS =
   'Errors (envelope {success:false, error}): unknown parameter <name> (400: a field this API does not know); invalid user wallet, invalid inputMint, invalid outputMint, invalid amount, invalid swapMode, ' +
   'invalid slippageBps, invalid <route control> (400, first invalid field in that order); same mints (400); no pool found / no route found (404); insufficient liquidity (400); ' +
-  'no route within maxAccounts (404)';
+  'no route within maxAccounts (404); with quoteId: quoteId does not match <field>, <route control> not allowed with quoteId, allowRequote needs quoteId (400), ' +
+  `quote not found (404), quote state moved on (409, unless allowRequote). Every answer is recorded on quotes-served; its id is in the ${QUOTE_ID_HEADER} response header`;
+const QUOTE_ID_HEADER_DOC = { [QUOTE_ID_HEADER]: { description: 'id of the quotes-served audit record of this answer', schema: { type: 'string' } } };
+
+/** the builder's parameters of a request's target */
+function paramsOf(userWallet: string, t: BuildTarget) {
+  return { userWallet, ...t.params, controls: t.controls, ...(t.fixedRoute !== undefined ? { fixedRoute: t.fixedRoute } : {}) };
+}
 
 @ApiTags('swap')
 @Controller('api/v1')
 export class SwapController {
   constructor(
     private readonly swaps: SwapService,
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly builds: BuildAudit,
   ) {}
 
   @Post('swap')
@@ -37,22 +45,16 @@ export class SwapController {
       'minAmountOut and maxAmountIn are always present: ExactIn → minAmountOut = slippage-adjusted minimum output, maxAmountIn = amountIn; ' +
       'ExactOut → maxAmountIn = slippage-adjusted maximum input, minAmountOut = amountOut. `simulation` only when skipSimulation is false.',
   })
-  @ApiOkResponse({ description: '{success:true, data: SwapResult}' })
+  @ApiOkResponse({ description: '{success:true, data: SwapResult}', headers: QUOTE_ID_HEADER_DOC })
   @ApiBadRequestResponse({ type: ErrorEnvelopeDto })
   @ApiNotFoundResponse({ type: ErrorEnvelopeDto })
+  @ApiConflictResponse({ type: ErrorEnvelopeDto })
   @ApiInternalServerErrorResponse({ type: ErrorEnvelopeDto })
-  async swap(@Body(pipe) b: SwapBodyDto): Promise<{ success: true; data: SwapResult }> {
-    const data = await this.swaps.swap({
-      userWallet: b.userWallet,
-      inputMint: b.inputMint,
-      outputMint: b.outputMint,
-      amount: BigInt(b.amount),
-      swapMode: b.swapMode,
-      slippageBps: b.slippageBps ?? 50,
-      skipSimulation: b.skipSimulation ?? false,
-      controls: routeControlsOf(b, this.config.maxHops),
-    });
-    return { success: true, data };
+  async swap(@Body(pipe) b: SwapBodyDto, @Res({ passthrough: true }) res: Response): Promise<{ success: true; data: SwapResult }> {
+    const t = this.builds.target(b);
+    const answered = await this.swaps.answerSwap({ ...paramsOf(b.userWallet, t), skipSimulation: b.skipSimulation ?? false });
+    this.builds.record('swap', b.userWallet, t, answered, res);
+    return { success: true, data: answered.data };
   }
 
   @Post('instructions')
@@ -63,21 +65,16 @@ export class SwapController {
       `${ERRORS}; failed to build instructions (500); missing pool data (500). RawInstruction.data is base64. ` +
       'The list starts with ComputeBudget instructions (unit limit, and unit price when configured) that a composer may replace.',
   })
-  @ApiOkResponse({ description: '{success:true, data: InstructionsResult}' })
+  @ApiOkResponse({ description: '{success:true, data: InstructionsResult}', headers: QUOTE_ID_HEADER_DOC })
   @ApiBadRequestResponse({ type: ErrorEnvelopeDto })
   @ApiNotFoundResponse({ type: ErrorEnvelopeDto })
+  @ApiConflictResponse({ type: ErrorEnvelopeDto })
   @ApiInternalServerErrorResponse({ type: ErrorEnvelopeDto })
-  instructions(@Body(pipe) b: InstructionsBodyDto): { success: true; data: InstructionsResult } {
-    const data = this.swaps.instructions({
-      userWallet: b.userWallet,
-      inputMint: b.inputMint,
-      outputMint: b.outputMint,
-      amount: BigInt(b.amount),
-      swapMode: b.swapMode,
-      slippageBps: b.slippageBps ?? 50,
-      controls: routeControlsOf(b, this.config.maxHops),
-    });
-    return { success: true, data };
+  instructions(@Body(pipe) b: InstructionsBodyDto, @Res({ passthrough: true }) res: Response): { success: true; data: InstructionsResult } {
+    const t = this.builds.target(b);
+    const answered = this.swaps.answerInstructions(paramsOf(b.userWallet, t));
+    this.builds.record('instructions', b.userWallet, t, answered, res);
+    return { success: true, data: answered.data };
   }
 }
 

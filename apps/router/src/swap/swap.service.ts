@@ -8,7 +8,8 @@ import { ApiError, SAME_MINT_ERROR, toApiError } from '../http/api-error';
 import { CHAIN_GATEWAY, type ChainGateway, type SimulationResult } from '../chain/chain-gateway';
 import { buildSwap, MissingPoolDataError, type BuiltSwap } from './swap-builder';
 import { aggregatorFeeOf, betterNet, findBestNetRoute, type AggregatorFee } from '../quote/aggregator-fee';
-import { buildQuoteResponse } from '../quote/quote-response';
+import { buildQuoteResponse, type QuoteResponse } from '../quote/quote-response';
+import { createHash } from 'node:crypto';
 import type { Route } from '../../../../libs/amm/src/routing/route-search';
 import { compileTransaction, LookupTableIndex, measureTransaction, type CompiledTransaction } from './transaction';
 import { fitLadder, fitRoute, NoFittingRouteError, type RouteShape } from './fit';
@@ -29,6 +30,16 @@ export interface SwapParams {
   slippageBps: number;
   /** the request's route controls (none: the plain search) */
   controls?: RouteControls;
+  /** build exactly this route (a served quote's, by quoteId): no search, no smaller route when it does not fit */
+  fixedRoute?: Route;
+}
+
+/** a build's answer with the quote of the route built (its provenance read before the search): what quotes-served records */
+export interface Answered<T> {
+  data: T;
+  quote: QuoteResponse;
+  /** /swap: base64 SHA-256 of the transaction's serialized message (what the wallet signs) */
+  messageHash?: string;
 }
 
 /**
@@ -61,12 +72,20 @@ export class SwapService {
    * as for quote; `missing pool data` / `<buildError>` (500) otherwise; a NoFittingRouteError
    * when no route fits (in 1232 bytes and 64 accounts, and the request's maxAccounts).
    */
-  private build(p: SwapParams, buildError: string, blockhash: string | null): { route: Route; built: BuiltSwap; tables: AddressLookupTableAccount[]; compiled: CompiledTransaction | null } {
+  private build(
+    p: SwapParams,
+    buildError: string,
+    blockhash: string | null,
+  ): { route: Route; quote: () => QuoteResponse; built: BuiltSwap; tables: AddressLookupTableAccount[]; compiled: CompiledTransaction | null } {
     if (p.inputMint === p.outputMint) throw new ApiError(HttpStatus.BAD_REQUEST, SAME_MINT_ERROR);
     const projection = this.projections.projection;
+    const contextSlot = projection.slot;
+    const logPosition = projection.positions;
+    const fixed = p.fixedRoute;
     const controls = p.controls ?? {};
     const controlled = controlledSearch(controls, this.config.maxHops, this.liquid, p.inputMint, p.outputMint);
     const search = (shape: RouteShape | null): Route => {
+      if (fixed !== undefined) return fixed;
       const maxHops = Math.min(shape?.maxHops ?? controlled.maxHops, controlled.maxHops);
       const req = { inputMint: p.inputMint, outputMint: p.outputMint, amount: p.amount, mode: p.swapMode, maxHops };
       // as the quote: the best direct route when it nets more after a multi-hop-only fee
@@ -91,11 +110,12 @@ export class SwapService {
           checkAccountBudget(p.userWallet, built.instructions, controls.maxAccounts);
           return measureTransaction(p.userWallet, built.instructions, tables.map((t) => this.tables.addressSet(t)));
         },
-        fitLadder(controlled.maxHops),
+        fixed !== undefined ? [] : fitLadder(controlled.maxHops),
         (a, b) => betterNet(a, b, this.fee) === b,
       );
       const tables = tablesOf.get(fitted.built)!;
-      return { route: fitted.route, built: fitted.built, tables, compiled: blockhash === null ? null : compileTransaction(p.userWallet, fitted.built.instructions, blockhash, tables) };
+      const quote = (): QuoteResponse => buildQuoteResponse(fitted.route, { slippageBps: p.slippageBps, contextSlot, logPosition, fee: this.fee });
+      return { route: fitted.route, quote, built: fitted.built, tables, compiled: blockhash === null ? null : compileTransaction(p.userWallet, fitted.built.instructions, blockhash, tables) };
     } catch (e) {
       if (e instanceof NoFittingRouteError && controls.maxAccounts !== undefined) throw noRouteWithinMaxAccounts();
       if (e instanceof ApiError || e instanceof NoFittingRouteError) throw e;
@@ -138,19 +158,34 @@ export class SwapService {
    * of the best route (a composer may bring its own lookup tables).
    */
   instructions(p: SwapParams): InstructionsResult {
-    let built: BuiltSwap;
-    let tables: AddressLookupTableAccount[];
-    try {
-      ({ built, tables } = this.build(p, 'failed to build instructions', null));
-    } catch (e) {
-      if (!(e instanceof NoFittingRouteError)) throw e;
-      built = (e as NoFittingRouteError<BuiltSwap>).best;
-      tables = this.tables.select(p.userWallet, built.instructions);
-    }
-    return instructionsResult(built, tables.map((t) => t.key.toBase58()));
+    return this.answerInstructions(p).data;
   }
 
   async swap(p: SwapParams & { skipSimulation: boolean }): Promise<SwapResult> {
+    return (await this.answerSwap(p)).data;
+  }
+
+  /** instructions(), with the quote of the route built */
+  answerInstructions(p: SwapParams): Answered<InstructionsResult> {
+    let built: BuiltSwap;
+    let tables: AddressLookupTableAccount[];
+    let quote: () => QuoteResponse;
+    const contextSlot = this.projections.projection.slot;
+    const logPosition = this.projections.projection.positions;
+    try {
+      ({ built, tables, quote } = this.build(p, 'failed to build instructions', null));
+    } catch (e) {
+      if (!(e instanceof NoFittingRouteError)) throw e;
+      const best = e as NoFittingRouteError<BuiltSwap>;
+      built = best.best;
+      tables = this.tables.select(p.userWallet, built.instructions);
+      quote = () => buildQuoteResponse(best.bestRoute!, { slippageBps: p.slippageBps, contextSlot, logPosition, fee: this.fee });
+    }
+    return { data: instructionsResult(built, tables.map((t) => t.key.toBase58())), quote: quote() };
+  }
+
+  /** swap(), with the quote of the route built and the message hash */
+  async answerSwap(p: SwapParams & { skipSimulation: boolean }): Promise<Answered<SwapResult>> {
     if (p.inputMint === p.outputMint) throw new ApiError(HttpStatus.BAD_REQUEST, SAME_MINT_ERROR);
     let latest;
     try {
@@ -161,10 +196,12 @@ export class SwapService {
     }
     let built: BuiltSwap;
     let compiled: CompiledTransaction;
+    let quote: () => QuoteResponse;
     try {
       const b = this.build(p, 'failed to build transaction', latest.blockhash);
       built = b.built;
       compiled = b.compiled!;
+      quote = b.quote;
     } catch (e) {
       if (e instanceof NoFittingRouteError) {
         // the API's error text exactly; the reason goes to the log
@@ -189,7 +226,12 @@ export class SwapService {
         ({ built, compiled } = this.withUnitLimit(built, limit, p.userWallet, latest.blockhash));
       }
     }
-    return swapResult(built, compiled.bytes, latest.lastValidBlockHeight, simulation);
+    const message = VersionedTransaction.deserialize(compiled.bytes).message.serialize();
+    return {
+      data: swapResult(built, compiled.bytes, latest.lastValidBlockHeight, simulation),
+      quote: quote(),
+      messageHash: createHash('sha256').update(message).digest('base64'),
+    };
   }
 
   private async simulate(compiled: CompiledTransaction): Promise<SimulationResult> {
