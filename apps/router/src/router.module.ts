@@ -9,6 +9,7 @@ import { DexesController } from './http/dexes.controller';
 import { QuoteController } from './http/quote.controller';
 import { PriceController } from './price/price.controller';
 import { PriceService } from './price/price.service';
+import { IngestLagService } from './projection/ingest-lag.service';
 import { ProjectionService } from './projection/projection.service';
 import { QuoteService } from './quote/quote.service';
 import { ServedQuotes } from './quote/served-quotes';
@@ -21,7 +22,7 @@ import { BuildAudit } from './swap/build-audit';
 @Module({
   imports: [ConfigModule, LogModule],
   controllers: [QuoteController, MarketsController, DexesController, HealthController, PriceController, SwapController, SimChainController],
-  providers: [ProjectionService, QuoteService, ServedQuotes, PriceService, QuotesServedService, SwapService, BuildAudit, chainGatewayProvider, InterestHost],
+  providers: [ProjectionService, IngestLagService, QuoteService, ServedQuotes, PriceService, QuotesServedService, SwapService, BuildAudit, chainGatewayProvider, InterestHost],
   exports: [ProjectionService, QuoteService, PriceService, QuotesServedService, InterestHost],
 })
 export class RouterModule {}

@@ -3,19 +3,18 @@
  * the reads the rpc source makes (getProgramAccounts, getMultipleAccounts, getTokenAccountsByOwner,
  * getSlot), each answer with its context slot and raw account bytes.
  *
- *  - Endpoints: RPC_URL is a comma list; the first is primary, the others fail over (a request
- *    that fails on one endpoint is tried on the next; the client stays on the endpoint that
- *    answered). RPC_WS_URL (or, unset, each HTTP URL with http→ws, https→wss and an explicit
- *    port + 1, the rule of Solana validators) is the PubSub endpoint of the same index.
- *  - RPC_KEY: when the URL carries a query parameter with an empty value (`?api-key=`), the key
- *    becomes its value (providers that take the key in the URL); otherwise it is sent as
- *    `Authorization: Bearer <key>`. The same rule applies to the WebSocket URL.
+ *  - Endpoints (libs/solana/src/rpc-endpoint.ts: RPC_URL list, RPC_WS_URL, where RPC_KEY goes): the
+ *    first is primary, the others fail over (a request that fails on one endpoint is tried on the
+ *    next; the client stays on the endpoint that answered).
  *  - Faults: HTTP 429 and 5xx, unreachable nodes, -32016 (minContextSlot not reached) and
  *    malformed answers back off (exponential with jitter, up to 10 s) and retry until the client is
  *    stopped; they are counted, never thrown at the caller. 401/403 throw RpcAuthError at once
  *    (the key is wrong: retrying does not help).
  */
 import { Connection, PublicKey, type AccountInfo, type GetProgramAccountsFilter } from '@solana/web3.js';
+import { classifyRpcError, type RpcEndpoint } from '../../../../libs/solana/src/rpc-endpoint';
+
+export { classifyRpcError, deriveWsUrl, rpcEndpoints, type RpcEndpoint } from '../../../../libs/solana/src/rpc-endpoint';
 
 /** one account as an RPC answer carried it */
 export interface RawAccount {
@@ -25,12 +24,6 @@ export interface RawAccount {
   data: Buffer;
 }
 
-export interface RpcEndpoint {
-  httpUrl: string;
-  wsUrl: string;
-  /** headers for both (the Bearer key when the URL does not carry it) */
-  headers: Record<string, string>;
-}
 
 export interface RpcClientStats {
   requests: number;
@@ -56,59 +49,6 @@ export interface RpcClientLogger {
 export const MAX_KEYS_PER_CALL = 100;
 const BACKOFF_MIN_MS = 100;
 const BACKOFF_MAX_MS = 10_000;
-
-/** Put `key` where the URL asks for it (an empty query parameter), or null when it goes in a header. */
-function keyInUrl(url: string, key: string): string | null {
-  const u = new URL(url);
-  for (const [name, value] of u.searchParams) {
-    if (value === '') {
-      u.searchParams.set(name, key);
-      return u.toString();
-    }
-  }
-  return null;
-}
-
-/** The PubSub URL of a node's HTTP URL: http→ws, https→wss, an explicit port + 1. */
-export function deriveWsUrl(httpUrl: string): string {
-  const u = new URL(httpUrl);
-  u.protocol = u.protocol === 'https:' ? 'wss:' : 'ws:';
-  if (u.port !== '') u.port = String(Number(u.port) + 1);
-  return u.toString();
-}
-
-/** The endpoints of RPC_URL (list), RPC_WS_URL (list, optional) and RPC_KEY. */
-export function rpcEndpoints(httpUrls: readonly string[], wsUrls: readonly string[], key: string | null): RpcEndpoint[] {
-  return httpUrls.map((http, i): RpcEndpoint => {
-    const ws = wsUrls[i] ?? wsUrls[0] ?? deriveWsUrl(http);
-    if (key === null) return { httpUrl: http, wsUrl: ws, headers: {} };
-    const httpWithKey = keyInUrl(http, key);
-    const wsWithKey = keyInUrl(ws, key);
-    return {
-      httpUrl: httpWithKey ?? http,
-      wsUrl: wsWithKey ?? ws,
-      headers: httpWithKey === null ? { Authorization: `Bearer ${key}` } : {},
-    };
-  });
-}
-
-/** what a failed request was: drives the retry and the counters */
-export function classifyRpcError(e: unknown): 'auth' | 'rate-limited' | 'server' | 'min-context-slot' | 'unreachable' | 'malformed' {
-  const err = e as { message?: string; code?: number };
-  const m = String(err?.message ?? e);
-  const status = /^(\d{3}) /.exec(m);
-  if (status) {
-    const s = Number(status[1]);
-    if (s === 401 || s === 403) return 'auth';
-    if (s === 429) return 'rate-limited';
-    if (s >= 500) return 'server';
-    return 'malformed';
-  }
-  if (err?.code === -32016 || /minimum context slot/i.test(m)) return 'min-context-slot';
-  if (err?.code === 429 || /too many requests|rate limit/i.test(m)) return 'rate-limited';
-  if (/fetch failed|ECONNREFUSED|ECONNRESET|ETIMEDOUT|ENOTFOUND|socket hang up|network/i.test(m)) return 'unreachable';
-  return 'malformed';
-}
 
 export class RpcClient {
   private readonly connections: Connection[];

@@ -72,3 +72,33 @@ describe('RpcChainGateway', () => {
     await expect(new RpcChainGateway(url, null).simulate(tx())).rejects.toThrow(/Node is behind/);
   });
 });
+
+describe('RpcChainGateway.check (CHAIN_GATEWAY=rpc at start)', () => {
+  it('passes when the node answers and takes the key (Bearer, or in the URL where it asks for it)', async () => {
+    const { MarketChain } = await import('../../../../test/support/chain-stand-in/market-chain');
+    const { RpcStandIn } = await import('../../../../test/support/chain-stand-in/rpc-stand-in');
+    const node = await RpcStandIn.start(new MarketChain({ pools: 6, tokens: 5 }), { key: 'sekret' });
+    try {
+      await expect(new RpcChainGateway(node.url, 'sekret').check()).resolves.toBeUndefined();
+      await expect(new RpcChainGateway(`${node.url}/?api-key=`, 'sekret').check()).resolves.toBeUndefined();
+      await expect(new RpcChainGateway(node.url, 'wrong').check()).rejects.toThrow(/refused the key .*check RPC_KEY/);
+      await expect(new RpcChainGateway(node.url, null).check()).rejects.toThrow(/RPC_KEY/);
+    } finally {
+      await node.close();
+    }
+  });
+
+  it('a node that keeps answering 503 stops the start naming RPC_URL; a 429 is an answer', async () => {
+    const { MarketChain } = await import('../../../../test/support/chain-stand-in/market-chain');
+    const { RpcStandIn } = await import('../../../../test/support/chain-stand-in/rpc-stand-in');
+    const node = await RpcStandIn.start(new MarketChain({ pools: 6, tokens: 5 }));
+    try {
+      node.faults.status = { code: 503, count: 3 };
+      await expect(new RpcChainGateway(node.url, null).check(3, 1)).rejects.toThrow(/does not answer \(server: .*503 Service Unavailable.*check RPC_URL/);
+      node.faults.status = { code: 429, count: 1 };
+      await expect(new RpcChainGateway(node.url, null).check(3, 1)).resolves.toBeUndefined();
+    } finally {
+      await node.close();
+    }
+  });
+});

@@ -1,21 +1,52 @@
 /**
  * CHAIN_GATEWAY=rpc: a Solana JSON-RPC node through @solana/web3.js `Connection`
  * (getLatestBlockhash, simulateTransaction with sigVerify off: the transaction is unsigned).
+ * RPC_KEY goes where libs/solana/src/rpc-endpoint.ts says (the URL's empty parameter, or Bearer).
+ * `check()` at start: the node answers and takes the key, or the start stops naming the variable.
  */
 import { Connection, type SimulatedTransactionResponse, type VersionedTransaction } from '@solana/web3.js';
 import { PROGRAM_IDS } from '../../../../libs/solana/src/programs';
+import { classifyRpcError, rpcEndpoints } from '../../../../libs/solana/src/rpc-endpoint';
 import { ChainGatewayError, SLIPPAGE_ERROR_CODES, TOKEN_INSUFFICIENT_FUNDS, type ChainGateway, type LatestBlockhash, type SimulationResult } from './chain-gateway';
 
 export class RpcChainGateway implements ChainGateway {
   readonly kind = 'rpc' as const;
   private readonly connection: Connection;
 
-  constructor(rpcUrl: string, rpcKey: string | null) {
-    this.connection = new Connection(rpcUrl, {
+  constructor(
+    private readonly rpcUrl: string,
+    rpcKey: string | null,
+  ) {
+    const [endpoint] = rpcEndpoints([rpcUrl], [], rpcKey);
+    this.connection = new Connection(endpoint.httpUrl, {
       commitment: 'confirmed',
       disableRetryOnRateLimit: true,
-      httpHeaders: rpcKey ? { Authorization: `Bearer ${rpcKey}` } : undefined,
+      httpHeaders: Object.keys(endpoint.headers).length > 0 ? endpoint.headers : undefined,
     });
+  }
+
+  /**
+   * The start check: getLatestBlockhash answers. 401/403 -> the key is refused (RPC_KEY); no
+   * answer, or 5xx three times -> the node is unreachable (RPC_URL). A 429 is an answer: the key
+   * was accepted.
+   */
+  async check(attempts = 3, delayMs = 500): Promise<void> {
+    let last = '';
+    for (let i = 0; i < attempts; i++) {
+      try {
+        await this.connection.getLatestBlockhash('confirmed');
+        return;
+      } catch (e) {
+        const kind = classifyRpcError(e);
+        const message = (e as Error).message.slice(0, 160);
+        if (kind === 'auth') throw new ChainGatewayError(`CHAIN_GATEWAY=rpc: the node at RPC_URL refused the key (${message}); check RPC_KEY`);
+        if (kind === 'rate-limited') return;
+        last = `${kind}: ${message}`;
+        if (kind === 'malformed') break;
+      }
+      await new Promise((r) => setTimeout(r, delayMs * (i + 1)));
+    }
+    throw new ChainGatewayError(`CHAIN_GATEWAY=rpc: the node at RPC_URL ${new URL(this.rpcUrl).host} does not answer (${last}); check RPC_URL`);
   }
 
   async latestBlockhash(): Promise<LatestBlockhash> {

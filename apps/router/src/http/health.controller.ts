@@ -3,6 +3,7 @@ import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } f
 import type { Response } from 'express';
 import { APP_CONFIG } from '../../../../libs/config/src/config.module';
 import type { AppConfig } from '../../../../libs/config/src/config';
+import { IngestLagService } from '../projection/ingest-lag.service';
 import { ProjectionService } from '../projection/projection.service';
 import { HealthDto, ReadinessDto } from './response.dto';
 
@@ -17,14 +18,16 @@ export class HealthController {
   constructor(
     private readonly projections: ProjectionService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly ingestLag: IngestLagService,
   ) {}
 
   @Get('health')
-  @ApiOperation({ summary: '200 {status:"ok"} while the log is reachable and the projection is caught up and progressing; 503 otherwise' })
+  @ApiOperation({ summary: '200 {status:"ok"} while the log is reachable and the projection is caught up and progressing, and the ingest lag of a chain source is within MAX_INGEST_LAG_SLOTS; 503 otherwise' })
   @ApiOkResponse({ type: HealthDto })
   @ApiServiceUnavailableResponse({ type: HealthDto })
   async health(@Res() res: Response): Promise<void> {
-    const h = await this.projections.health();
+    let h = await this.projections.health();
+    if (h.ok) h = await this.ingestLag.health();
     if (h.ok) res.status(200).json({ status: 'ok' });
     else res.status(503).json({ status: 'unavailable', reason: h.reason });
   }

@@ -6,10 +6,14 @@ import { CHAIN_GATEWAY, type ChainGateway } from '../chain/chain-gateway';
 import { RpcChainGateway } from '../chain/rpc.gateway';
 import { SimChainGateway } from '../chain/sim.gateway';
 
-/** CHAIN_GATEWAY=sim (default) or rpc */
+/** CHAIN_GATEWAY=sim (default) or rpc (checked at start: a node that refuses the key or does not answer stops the start) */
 export const chainGatewayProvider: Provider = {
   provide: CHAIN_GATEWAY,
   inject: [APP_CONFIG, ProjectionService],
-  useFactory: (config: AppConfig, projections: ProjectionService): ChainGateway =>
-    config.chainGateway === 'rpc' ? new RpcChainGateway(config.rpcUrl!, config.rpcKey) : new SimChainGateway(() => projections.projection),
+  useFactory: async (config: AppConfig, projections: ProjectionService): Promise<ChainGateway> => {
+    if (config.chainGateway !== 'rpc') return new SimChainGateway(() => projections.projection);
+    const gateway = new RpcChainGateway(config.rpcUrl!, config.rpcKey);
+    await gateway.check();
+    return gateway;
+  },
 };
