@@ -19,6 +19,10 @@ import { LAMPORTS_PER_SIGNATURE, TOKEN_ACCOUNT_RENT } from '../../apps/router/sr
 import { associatedTokenAddress } from '../../libs/solana/src/instructions/common';
 import { MINTS, PROGRAM_IDS } from '../../libs/solana/src/programs';
 import { projectionOf } from '../support/projection';
+import type { Pool } from '../../libs/amm/src/pool';
+import { evaluatePath } from '../../libs/amm/src/routing/route-search';
+import { buildSwap } from '../../apps/router/src/swap/swap-builder';
+import { compileTransaction, LookupTableIndex } from '../../apps/router/src/swap/transaction';
 import { SvmChain, whirlpoolRunsOnBinary, type SvmOutcome } from './svm-chain';
 
 export type RealProgram = Extract<SimProgramName, 'orca-whirlpool' | 'raydium-cpmm' | 'raydium-amm-v4'>;
@@ -129,4 +133,25 @@ export function poolPairs(w: SvmWorld, program: RealProgram): Array<{ pool: stri
     .markets()
     .filter((m) => m.routable && m.programId === id)
     .map((m) => ({ pool: m.address, mintA: m.mintA!, mintB: m.mintB! }));
+}
+
+/**
+ * Another trader's swap executed on the real program first: `amount` of `inputMint` into `pool`
+ * (the user's own direction moves the price against the user). Returns whether it landed.
+ */
+export function tradeFirst(w: SvmWorld, pool: Pool, inputMint: string, amount: bigint): boolean {
+  const trader = Keypair.generate().publicKey.toBase58();
+  const outputMint = inputMint === pool.mintA ? pool.mintB : pool.mintA;
+  const route = evaluatePath({ pools: [pool], mints: [inputMint, outputMint] }, 'ExactIn', amount);
+  const built = buildSwap({ route, userWallet: trader, slippageBps: 10_000, fee: null, computeUnitPriceMicroLamports: 0n }, w.projection);
+  w.svm.airdrop(trader, WALLET_LAMPORTS);
+  if (inputMint !== MINTS.SOL) w.svm.fundToken(trader, inputMint, amount);
+  const tables = new LookupTableIndex({ lookupTableAddresses: () => w.projection.lookupTableAddresses(), account: (a) => w.projection.account(a) });
+  const bytes = compileTransaction(trader, built.instructions, w.svm.svm.latestBlockhash(), tables.select(trader, built.instructions)).bytes;
+  return w.svm.send(bytes).success;
+}
+
+/** the input that moves a pool's price by about `bps` (a constant-product estimate from its reserve) */
+export function moveSize(pool: Pool, inputMint: string, bps: number): bigint {
+  return BigInt(Math.max(1, Math.floor((pool.reserve(inputMint) * bps) / 20_000)));
 }

@@ -2,11 +2,14 @@
  * The service's /swap transactions executed by the real Orca Whirlpool, Raydium CPMM and Raydium
  * AMM v4 programs (LiteSVM, binaries of ../shared/programs) on the account bytes the service
  * quoted from: each lands, and the wallet pays and receives exactly the quote, to the unit; the
- * sim gateway's simulation succeeded on the same transaction.
+ * sim gateway's simulation succeeded on the same transaction. AMM v4 needs no OpenBook market;
+ * a slippage failure AMM v4 raises as InsufficientFunds is read as slippage.
  */
 import { VersionedTransaction } from '@solana/web3.js';
 import { MINTS, PROGRAM_IDS } from '../../libs/solana/src/programs';
-import { landSwap, poolPairs, REAL_PROGRAM_NAMES, svmWorld, type SvmWorld } from './svm-world';
+import { AMM_V4_INSUFFICIENT_FUNDS } from '../../apps/router/src/chain/chain-gateway';
+import { simulationFromRpc } from '../../apps/router/src/chain/rpc.gateway';
+import { landSwap, moveSize, poolPairs, REAL_PROGRAM_NAMES, svmWorld, tradeFirst, type SvmWorld } from './svm-world';
 
 jest.setTimeout(120_000);
 
@@ -82,5 +85,24 @@ describe('raydium-amm-v4 without OpenBook', () => {
         expect(ix.data[0]).toBe(swapMode === 'ExactIn' ? 16 : 17);
       }
     }
+  });
+});
+
+describe('slippage failures the programs raise under another code', () => {
+  it('AMM v4 ExactOut after the pool moved: the program says InsufficientFunds (the wallet holds exactly the bound); reported with slippageExceeded', async () => {
+    const w = svmWorld({ seed: 11, pools: 24, tokens: 8, programs: ['raydium-amm-v4'] });
+    const p = poolPairs(w, 'raydium-amm-v4').find((x) => x.mintA !== MINTS.SOL && x.mintB !== MINTS.SOL)!;
+    const pool = w.projection.pool(p.pool)!;
+    const amount = BigInt(Math.floor(pool.reserve(p.mintB) / 1000));
+    const r = await landSwap(w, { inputMint: p.mintA, outputMint: p.mintB, amount, swapMode: 'ExactOut', slippageBps: 50 }, {
+      before: () => expect(tradeFirst(w, pool, p.mintA, moveSize(pool, p.mintA, 100))).toBe(true),
+    });
+    expect(r.outcome.success).toBe(false);
+    const tx = VersionedTransaction.deserialize(Buffer.from(r.result.transaction, 'base64'));
+    const m = /InstructionError\((\d+), Custom\((\d+)\)\)/.exec(r.outcome.error)!;
+    expect(Number(m[2])).toBe(AMM_V4_INSUFFICIENT_FUNDS);
+    // what a node's simulateTransaction answers for it, read by the rpc gateway
+    const s = simulationFromRpc(tx, { err: { InstructionError: [Number(m[1]), { Custom: Number(m[2]) }] }, logs: r.outcome.logs, unitsConsumed: r.outcome.computeUnitsConsumed } as never);
+    expect(s).toMatchObject({ success: false, slippageExceeded: true, insufficientFunds: true });
   });
 });

@@ -56,3 +56,22 @@ export const SLIPPAGE_ERROR_CODES: ReadonlyArray<readonly [string, number, strin
 
 /** SPL Token's InsufficientFunds is custom error 1 of the token programs. */
 export const TOKEN_INSUFFICIENT_FUNDS = 1;
+
+/** Raydium AMM v4's InsufficientFunds (error.rs): the user's source account holds less than the swap takes */
+export const AMM_V4_INSUFFICIENT_FUNDS = 40;
+/** AMM v4's exact-output tags: swap_base_out and swap_base_out_v2 */
+const AMM_V4_EXACT_OUT_TAGS = [11, 17];
+
+/**
+ * Whether a program's custom error means the slippage bound was hit: the pairs of
+ * SLIPPAGE_ERROR_CODES, and Raydium AMM v4's InsufficientFunds on an exact-output swap, which the
+ * program raises before its slippage check when the input the pool asks for exceeds what the
+ * user's account holds: a wallet holding exactly the maximum input (as /swap's wrapped SOL does)
+ * meets a pool that moved against it there. The two cannot be told apart from the error, so such
+ * a failure reports both insufficientFunds (the token program's wording elsewhere) and
+ * slippageExceeded.
+ */
+export function isSlippageError(program: string, code: number, data: Uint8Array): boolean {
+  if (SLIPPAGE_ERROR_CODES.some(([p, c]) => p === program && c === code)) return true;
+  return program === PROGRAM_IDS.raydiumAmmV4 && code === AMM_V4_INSUFFICIENT_FUNDS && AMM_V4_EXACT_OUT_TAGS.includes(data[0]);
+}

@@ -7,7 +7,7 @@
 import { Connection, type SimulatedTransactionResponse, type VersionedTransaction } from '@solana/web3.js';
 import { PROGRAM_IDS } from '../../../../libs/solana/src/programs';
 import { classifyRpcError, rpcEndpoints } from '../../../../libs/solana/src/rpc-endpoint';
-import { ChainGatewayError, SLIPPAGE_ERROR_CODES, TOKEN_INSUFFICIENT_FUNDS, type ChainGateway, type LatestBlockhash, type SimulationResult } from './chain-gateway';
+import { ChainGatewayError, isSlippageError, TOKEN_INSUFFICIENT_FUNDS, type ChainGateway, type LatestBlockhash, type SimulationResult } from './chain-gateway';
 
 export class RpcChainGateway implements ChainGateway {
   readonly kind = 'rpc' as const;
@@ -86,7 +86,7 @@ export function simulationFromRpc(transaction: VersionedTransaction, value: Simu
       const program = ix ? transaction.message.staticAccountKeys[ix.programIdIndex]?.toBase58() : undefined;
       const custom = typeof detail === 'object' && detail !== null ? (detail as { Custom?: number }).Custom : undefined;
       if (custom !== undefined && program !== undefined) {
-        slippageExceeded = SLIPPAGE_ERROR_CODES.some(([p, c]) => p === program && c === custom);
+        slippageExceeded = isSlippageError(program, custom, ix.data);
         if ((program === PROGRAM_IDS.token || program === PROGRAM_IDS.token2022) && custom === TOKEN_INSUFFICIENT_FUNDS) insufficientFunds = true;
       }
       if (detail === 'InsufficientFunds') insufficientFunds = true;

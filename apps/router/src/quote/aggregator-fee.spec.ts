@@ -41,10 +41,16 @@ describe('aggregator fee', () => {
         expect(c.amountOut).toBe(routeOut);
         expect(c.amountIn - c.feeAmount).toBe(routeIn);
         expect(c.feeAmount).toBe((routeIn * BigInt(f)) / 10_000n);
+        expect(c.threshold).toBe(c.maxRouteIn + c.feeAmount);
+        const unclamped = (routeIn * BigInt(10_000 + s) + 9_999n) / 10_000n;
+        if (unclamped + c.feeAmount > U64) {
+          // clamped to the largest u64 (see the next test)
+          expect(c.threshold).toBe(U64);
+          return;
+        }
         // ceil: maxRouteIn × 10000 ≥ routeIn × (10000 + s) > (maxRouteIn − 1) × 10000
         expect(c.maxRouteIn * 10_000n >= routeIn * BigInt(10_000 + s)).toBe(true);
         expect((c.maxRouteIn - 1n) * 10_000n < routeIn * BigInt(10_000 + s)).toBe(true);
-        expect(c.threshold).toBe(c.maxRouteIn + c.feeAmount);
         expect(c.threshold >= c.amountIn).toBe(true);
       }),
     );
@@ -100,5 +106,20 @@ describe('aggregator fee', () => {
       expect(betterNet(p, d, { bps: 30, routes: 'multi-hop' })).toBe(d);
       expect(betterNet(p, d, { bps: 30, routes: 'all' })).toBe(p);
     });
+  });
+});
+
+describe('the ExactOut bound within u64', () => {
+  it('is clamped to the largest u64 when the slippage would carry it over (the swap instructions still encode it)', () => {
+    const U64_MAX = (1n << 64n) - 1n;
+    const routeIn = U64_MAX - 1000n;
+    const c = charge('ExactOut', routeIn, 5n, 0, 50);
+    expect(c.threshold).toBe(U64_MAX);
+    expect(c.maxRouteIn).toBe(U64_MAX);
+    const withFee = charge('ExactOut', 10n ** 19n, 5n, 100, 9_000);
+    expect(withFee.threshold).toBe(U64_MAX);
+    expect(withFee.maxRouteIn + withFee.feeAmount).toBe(U64_MAX);
+    // below the limit: unchanged (input + 0.5%, rounded up: 1,005,001.005 → 1,005,002)
+    expect(charge('ExactOut', 1_000_001n, 5n, 0, 50).threshold).toBe(1_005_002n);
   });
 });

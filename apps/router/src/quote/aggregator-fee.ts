@@ -51,6 +51,9 @@ export interface Charged {
   maxRouteIn: bigint;
 }
 
+/** the largest amount a swap instruction's u64 can carry */
+const U64_MAX = (1n << 64n) - 1n;
+
 /** The user's amounts, the fee and the slippage bound of a route's exact amounts. */
 export function charge(mode: SwapMode, routeIn: bigint, routeOut: bigint, feeBps: number, slippageBps: number): Charged {
   const f = BigInt(feeBps);
@@ -61,7 +64,10 @@ export function charge(mode: SwapMode, routeIn: bigint, routeOut: bigint, feeBps
     return { amountIn: routeIn, amountOut, feeAmount, threshold: (amountOut * (BPS - s)) / BPS, maxRouteIn: routeIn };
   }
   const feeAmount = (routeIn * f) / BPS;
-  const maxRouteIn = (routeIn * (BPS + s) + BPS - 1n) / BPS;
+  // the bound is a u64 of the swap instructions: clamped to the largest one, a maximum input no
+  // wallet can exceed (an ExactOut quote of an input near 2^64 still builds)
+  const unclamped = (routeIn * (BPS + s) + BPS - 1n) / BPS;
+  const maxRouteIn = unclamped + feeAmount > U64_MAX ? U64_MAX - feeAmount : unclamped;
   return { amountIn: routeIn + feeAmount, amountOut: routeOut, feeAmount, threshold: maxRouteIn + feeAmount, maxRouteIn };
 }
 
