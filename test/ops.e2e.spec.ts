@@ -162,6 +162,47 @@ describe('operations e2e: the HTTP edge', () => {
     expect(r.body).toEqual({ success: false, error: 'request headers too large' });
   });
 
+  it('markets: filtered by mint, program and routability, and paged', async () => {
+    const all = json(await request('GET', '/api/v1/markets')) as { data: { markets: Array<{ address: string; mintA: string; mintB: string; programId: string; label: string; routable: boolean }>; total: number; nextOffset: number | null } };
+    const markets = all.data.markets;
+    expect([all.data.total, all.data.nextOffset]).toEqual([markets.length, null]);
+    const sol = 'So11111111111111111111111111111111111111112';
+    const bySol = json(await request('GET', `/api/v1/markets?mint=${sol}`)) as typeof all;
+    expect(bySol.data.markets.map((m) => m.address)).toEqual(markets.filter((m) => m.mintA === sol || m.mintB === sol).map((m) => m.address));
+    const label = markets[0].label;
+    const byLabel = json(await request('GET', `/api/v1/markets?program=${encodeURIComponent(label.toUpperCase())}&routable=true`)) as typeof all;
+    expect(byLabel.data.markets.map((m) => m.address)).toEqual(markets.filter((m) => m.programId === markets[0].programId && m.routable).map((m) => m.address));
+    const pages: string[] = [];
+    for (let offset: number | null = 0; offset !== null; ) {
+      const page = json(await request('GET', `/api/v1/markets?limit=7&offset=${offset}`)) as typeof all;
+      expect(page.data.markets.length).toBeLessThanOrEqual(7);
+      pages.push(...page.data.markets.map((m) => m.address));
+      offset = page.data.nextOffset;
+    }
+    expect(pages).toEqual(markets.map((m) => m.address));
+    for (const [q, error] of [
+      ['mint=nope', 'invalid mint'],
+      ['program=serum', 'invalid program'],
+      ['routable=yes', 'invalid routable'],
+      ['limit=1001', 'invalid limit'],
+      ['offset=-1', 'invalid offset'],
+      ['sort=address', 'unknown parameter sort'],
+    ]) {
+      const r = await request('GET', `/api/v1/markets?${q}`);
+      expect([q, r.status, json(r)]).toEqual([q, 400, { success: false, error }]);
+    }
+  });
+
+  it('tokens: filtered by mint, and paged', async () => {
+    const all = json(await request('GET', '/api/v1/tokens')) as { data: { tokens: Array<{ mint: string }>; total: number } };
+    const mint = all.data.tokens[1].mint;
+    const one = json(await request('GET', `/api/v1/tokens?mint=${mint}`)) as typeof all;
+    expect(one.data.tokens).toEqual([all.data.tokens[1]]);
+    const page = json(await request('GET', '/api/v1/tokens?limit=3&offset=2')) as typeof all;
+    expect(page.data.tokens).toEqual(all.data.tokens.slice(2, 5));
+    expect(page.data.total).toBe(all.data.total);
+  });
+
   it('the server runs with the configured timeouts and connection cap', () => {
     const server = app.getHttpServer() as http.Server;
     expect([server.headersTimeout, server.requestTimeout, server.keepAliveTimeout, server.maxConnections]).toEqual([10_000, 30_000, 5_000, 10_000]);

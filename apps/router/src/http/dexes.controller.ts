@@ -2,6 +2,8 @@ import { Controller, Get } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { ProjectionService } from '../projection/projection.service';
 import { DEXES } from '../quote/route-controls';
+import { ApiErrorTexts } from './api-errors';
+import { DexesEnvelopeDto } from './response.dto';
 
 export interface DexInfo {
   /** the label a route's poolType shows; `dexes` / `excludeDexes` take it (any case) or the program id */
@@ -19,7 +21,8 @@ export class DexesController {
 
   @Get('dexes')
   @ApiOperation({ summary: 'The programs routes go through, by poolType label and program id (what dexes / excludeDexes take), with their routable pools' })
-  @ApiOkResponse({ description: '{success:true, data:{dexes:[{label, programId, pools}]}}' })
+  @ApiOkResponse({ type: DexesEnvelopeDto })
+  @ApiErrorTexts({})
   dexes(): { success: true; data: { dexes: DexInfo[] } } {
     const counts = new Map<string, number>();
     for (const m of this.projections.projection.markets()) if (m.routable) counts.set(m.programId, (counts.get(m.programId) ?? 0) + 1);

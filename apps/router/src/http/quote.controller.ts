@@ -1,5 +1,5 @@
 import { Controller, Get, HttpStatus, Inject, Query, Res } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { APP_CONFIG } from '../../../../libs/config/src/config.module';
 import type { AppConfig } from '../../../../libs/config/src/config';
@@ -14,7 +14,8 @@ import { ApiError, SAME_MINT_ERROR, UNKNOWN_PARAMETER, createApiValidationPipe, 
 import { QUOTE_PARAM_ORDER, QuoteQueryDto } from './quote-query.dto';
 import { routeControlsOf } from './route-controls.dto';
 import { QUOTE_ID_HEADER } from './quote-id';
-import { ErrorEnvelopeDto, QuoteEnvelopeDto } from './response.dto';
+import { ApiErrorTexts } from './api-errors';
+import { QuoteEnvelopeDto } from './response.dto';
 
 const quotePipe = createApiValidationPipe(QUOTE_PARAM_ORDER, { forbidUnknown: true });
 
@@ -43,8 +44,10 @@ export class QuoteController {
       `Every served quote is recorded on the quotes-served topic; its id is in the ${QUOTE_ID_HEADER} response header (POST /swap and /instructions take it as quoteId).`,
   })
   @ApiOkResponse({ type: QuoteEnvelopeDto, headers: { [QUOTE_ID_HEADER]: { description: 'id of the quotes-served audit record', schema: { type: 'string' } } } })
-  @ApiBadRequestResponse({ type: ErrorEnvelopeDto })
-  @ApiNotFoundResponse({ type: ErrorEnvelopeDto })
+  @ApiErrorTexts({
+    400: [`${UNKNOWN_PARAMETER} <name>`, 'invalid <parameter>', SAME_MINT_ERROR, 'insufficient liquidity'],
+    404: ['no pool found', 'no route found', NO_ROUTE_WITHIN_MAX_ACCOUNTS],
+  })
   quote(@Query(quotePipe) q: QuoteQueryDto, @Res({ passthrough: true }) res: Response): { success: true; data: QuoteResponse } {
     if (q.inputMint === q.outputMint) throw new ApiError(HttpStatus.BAD_REQUEST, SAME_MINT_ERROR);
     const controls = routeControlsOf(q, this.config.maxHops);

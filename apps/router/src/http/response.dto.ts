@@ -57,6 +57,8 @@ export class TokenDto {
 
 export class TokensDataDto {
   @ApiProperty({ type: [TokenDto] }) tokens!: TokenDto[];
+  @ApiProperty({ type: 'integer', description: 'entries of the filtered list' }) total!: number;
+  @ApiProperty({ type: 'integer', nullable: true, description: "the next page's offset; null on the last page" }) nextOffset!: number | null;
 }
 
 export class TokensEnvelopeDto {
@@ -78,6 +80,8 @@ export class MarketDto {
 
 export class MarketsDataDto {
   @ApiProperty({ type: [MarketDto] }) markets!: MarketDto[];
+  @ApiProperty({ type: 'integer', description: 'entries of the filtered list' }) total!: number;
+  @ApiProperty({ type: 'integer', nullable: true, description: "the next page's offset; null on the last page" }) nextOffset!: number | null;
 }
 
 export class MarketsEnvelopeDto {
@@ -107,4 +111,19 @@ export class ReadinessDto {
   @ApiPropertyOptional() reason?: string;
   @ApiProperty({ type: ProjectionLagDto, nullable: true }) projection!: ProjectionLagDto | null;
   @ApiProperty({ type: IngestFreshnessDto, nullable: true }) ingest!: IngestFreshnessDto | null;
+}
+
+export class DexDto {
+  @ApiProperty({ description: 'poolType label of the program (what dexes / excludeDexes take, any case)' }) label!: string;
+  @ApiProperty() programId!: string;
+  @ApiProperty({ type: 'integer', description: 'routable pools of the program' }) pools!: number;
+}
+
+export class DexesDataDto {
+  @ApiProperty({ type: [DexDto] }) dexes!: DexDto[];
+}
+
+export class DexesEnvelopeDto {
+  @ApiProperty({ example: true }) success!: boolean;
+  @ApiProperty({ type: DexesDataDto }) data!: DexesDataDto;
 }

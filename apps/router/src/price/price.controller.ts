@@ -1,17 +1,17 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
-import { ApiBadRequestResponse, ApiInternalServerErrorResponse, ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
 import type { PriceRecord } from '../../../../libs/amm/src/pricing/price-oracle';
 import {
   MAX_PRICE_BATCH,
   PRICE_ERRORS,
   PriceBatchQueryDto,
   PriceEnvelopeDto,
-  PriceErrorEnvelopeDto,
   PriceListEnvelopeDto,
   PriceMintParamDto,
   createPriceValidationPipe,
   parseMintList,
 } from './price.dto';
+import { ApiErrorTexts } from '../http/api-errors';
 import { PriceService } from './price.service';
 
 const pricePipe = createPriceValidationPipe();
@@ -33,8 +33,7 @@ export class PriceController {
       'trailing comma, is named as ""). A mint listed twice is answered once.',
   })
   @ApiOkResponse({ type: PriceListEnvelopeDto })
-  @ApiBadRequestResponse({ type: PriceErrorEnvelopeDto })
-  @ApiInternalServerErrorResponse({ type: PriceErrorEnvelopeDto })
+  @ApiErrorTexts({ 400: [PRICE_ERRORS.missingMints, PRICE_ERRORS.repeatedMints, PRICE_ERRORS.tooMany(NaN).replace('NaN', '<n>'), 'invalid mint: "<entry>"'] })
   batch(@Query(pricePipe) q: PriceBatchQueryDto): { success: true; data: { prices: PriceRecord[] } } {
     const parsed = parseMintList(q.mints);
     // the pipe has validated q.mints with the same parser
@@ -51,8 +50,7 @@ export class PriceController {
   })
   @ApiParam({ name: 'mint', description: 'token mint (base58 public key)', example: 'So11111111111111111111111111111111111111112' })
   @ApiOkResponse({ type: PriceEnvelopeDto })
-  @ApiBadRequestResponse({ type: PriceErrorEnvelopeDto })
-  @ApiInternalServerErrorResponse({ type: PriceErrorEnvelopeDto })
+  @ApiErrorTexts({ 400: ['invalid mint: "<value>"'] })
   one(@Param(pricePipe) p: PriceMintParamDto): { success: true; data: PriceRecord } {
     return { success: true, data: this.prices.price(p.mint) };
   }

@@ -125,9 +125,8 @@ export class PriceRecordDto {
     type: 'integer',
     example: 1767225600,
     description:
-      'Unix seconds at which this router projected that pool update (wall clock at projection time; a restarted router stamps ' +
-      'its replayed backlog with the replay time, so compare `slot` with the current slot for a deterministic age); ' +
-      '0 for constants and unknown tokens',
+      'Unix seconds at which the pool update the price came from was appended to the log (part of the log: a router ' +
+      'replaying it, or restarted, gives the same value); use it to detect a stale price. 0 for constants and unknown tokens',
   })
   updatedAt!: number;
 }
@@ -145,16 +144,4 @@ export class PriceListDto {
 export class PriceListEnvelopeDto {
   @ApiProperty({ example: true }) success!: boolean;
   @ApiProperty({ type: PriceListDto }) data!: PriceListDto;
-}
-
-export class PriceErrorEnvelopeDto {
-  @ApiProperty({ example: false }) success!: boolean;
-  @ApiProperty({
-    example: 'invalid mint: "abc"',
-    description:
-      `400 texts: "${PRICE_ERRORS.missingMints}"; "${PRICE_ERRORS.repeatedMints}"; ` +
-      `"invalid mints: <n> mints given, at most ${MAX_PRICE_BATCH}"; "invalid mint: \\"<the entry or path value, JSON-quoted>\\"". ` +
-      '500: "internal error".',
-  })
-  error!: string;
 }

@@ -1,12 +1,15 @@
 import { Body, Controller, HttpCode, HttpStatus, Inject, Post, Res } from '@nestjs/common';
 import type { Response } from 'express';
-import { ApiBadRequestResponse, ApiConflictResponse, ApiInternalServerErrorResponse, ApiNotFoundResponse, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import { QUOTE_ID_HEADER } from '../http/quote-id';
 import { BuildAudit } from './build-audit';
 import type { BuildTarget } from './by-quote';
 import { VersionedTransaction } from '@solana/web3.js';
-import { ApiError } from '../http/api-error';
-import { ErrorEnvelopeDto } from '../http/response.dto';
+import { ApiError, SAME_MINT_ERROR, UNKNOWN_PARAMETER } from '../http/api-error';
+import { ApiErrorTexts, type ErrorTexts } from '../http/api-errors';
+import { NO_ROUTE_WITHIN_MAX_ACCOUNTS } from './account-budget';
+import { QUOTE_ID_ERRORS } from './by-quote';
+import { InstructionsEnvelopeDto, SwapEnvelopeDto } from './swap-result.dto';
 import { CHAIN_GATEWAY, type ChainGateway, type SimulationResult } from '../chain/chain-gateway';
 import { SimChainGateway } from '../chain/sim.gateway';
 import { createSwapBodyPipe, FaucetBodyDto, InstructionsBodyDto, SendBodyDto, SwapBodyDto } from './swap-body.dto';
@@ -19,6 +22,21 @@ const ERRORS =
   'invalid slippageBps, invalid <route control> (400, first invalid field in that order); same mints (400); no pool found / no route found (404); insufficient liquidity (400); ' +
   'no route within maxAccounts (404); with quoteId: quoteId does not match <field>, <route control> not allowed with quoteId, allowRequote needs quoteId (400), ' +
   `quote not found (404), quote state moved on (409, unless allowRequote). Every answer is recorded on quotes-served; its id is in the ${QUOTE_ID_HEADER} response header`;
+/** the error texts /swap and /instructions share (API.md §7: the quote errors and the wallet's; with quoteId, its own) */
+const ROUTE_ERRORS = {
+  400: [
+    `${UNKNOWN_PARAMETER} <name>`,
+    'invalid user wallet',
+    'invalid <field>',
+    SAME_MINT_ERROR,
+    'insufficient liquidity',
+    'quoteId does not match <field>',
+    '<route control> not allowed with quoteId',
+    'allowRequote needs quoteId',
+  ],
+  404: ['no pool found', 'no route found', NO_ROUTE_WITHIN_MAX_ACCOUNTS, QUOTE_ID_ERRORS.notFound],
+  409: [QUOTE_ID_ERRORS.moved],
+} as const satisfies ErrorTexts;
 const QUOTE_ID_HEADER_DOC = { [QUOTE_ID_HEADER]: { description: 'id of the quotes-served audit record of this answer', schema: { type: 'string' } } };
 
 /** the builder's parameters of a request's target */
@@ -45,11 +63,8 @@ export class SwapController {
       'minAmountOut and maxAmountIn are always present: ExactIn → minAmountOut = slippage-adjusted minimum output, maxAmountIn = amountIn; ' +
       'ExactOut → maxAmountIn = slippage-adjusted maximum input, minAmountOut = amountOut. `simulation` only when skipSimulation is false.',
   })
-  @ApiOkResponse({ description: '{success:true, data: SwapResult}', headers: QUOTE_ID_HEADER_DOC })
-  @ApiBadRequestResponse({ type: ErrorEnvelopeDto })
-  @ApiNotFoundResponse({ type: ErrorEnvelopeDto })
-  @ApiConflictResponse({ type: ErrorEnvelopeDto })
-  @ApiInternalServerErrorResponse({ type: ErrorEnvelopeDto })
+  @ApiOkResponse({ type: SwapEnvelopeDto, headers: QUOTE_ID_HEADER_DOC })
+  @ApiErrorTexts({ ...ROUTE_ERRORS, 500: ['simulation failed: <details>', 'failed to build transaction'] }, { body: true })
   async swap(@Body(pipe) b: SwapBodyDto, @Res({ passthrough: true }) res: Response): Promise<{ success: true; data: SwapResult }> {
     const t = this.builds.target(b);
     const answered = await this.swaps.answerSwap({ ...paramsOf(b.userWallet, t), skipSimulation: b.skipSimulation ?? false });
@@ -65,11 +80,8 @@ export class SwapController {
       `${ERRORS}; failed to build instructions (500); missing pool data (500). RawInstruction.data is base64. ` +
       'The list starts with ComputeBudget instructions (unit limit, and unit price when configured) that a composer may replace.',
   })
-  @ApiOkResponse({ description: '{success:true, data: InstructionsResult}', headers: QUOTE_ID_HEADER_DOC })
-  @ApiBadRequestResponse({ type: ErrorEnvelopeDto })
-  @ApiNotFoundResponse({ type: ErrorEnvelopeDto })
-  @ApiConflictResponse({ type: ErrorEnvelopeDto })
-  @ApiInternalServerErrorResponse({ type: ErrorEnvelopeDto })
+  @ApiOkResponse({ type: InstructionsEnvelopeDto, headers: QUOTE_ID_HEADER_DOC })
+  @ApiErrorTexts({ ...ROUTE_ERRORS, 500: ['failed to build instructions', 'missing pool data'] }, { body: true })
   instructions(@Body(pipe) b: InstructionsBodyDto, @Res({ passthrough: true }) res: Response): { success: true; data: InstructionsResult } {
     const t = this.builds.target(b);
     const answered = this.swaps.answerInstructions(paramsOf(b.userWallet, t));

@@ -1,0 +1,98 @@
+/**
+ * Query parameters of GET /api/v1/markets and GET /api/v1/tokens (filters and pages), and the
+ * listing itself: plain functions over the projection's lists. The same classes validate and
+ * document; an invalid parameter is 400 `invalid <name>`, an unknown one `unknown parameter <name>`.
+ */
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsIn, IsInt, IsOptional, Max, Min, Validate, ValidatorConstraint, type ValidatorConstraintInterface } from 'class-validator';
+import { isPublicKey } from '../../../../libs/solana/src/base58';
+import { dexProgramId } from '../quote/route-controls';
+import type { MarketInfo } from '../projection/projection';
+
+export const MAX_PAGE = 1000;
+
+@ValidatorConstraint({ name: 'mint' })
+class MintConstraint implements ValidatorConstraintInterface {
+  validate(value: unknown): boolean {
+    return isPublicKey(value);
+  }
+}
+
+@ValidatorConstraint({ name: 'program' })
+class ProgramConstraint implements ValidatorConstraintInterface {
+  validate(value: unknown): boolean {
+    return typeof value === 'string' && dexProgramId(value) !== undefined;
+  }
+}
+
+/** a non-negative integer query value as a number (NaN for anything else, which the validators refuse) */
+const integer = ({ value }: { value: unknown }): unknown => (value === undefined ? undefined : typeof value === 'string' && /^\d{1,9}$/.test(value) ? Number(value) : NaN);
+
+class PageQueryDto {
+  @ApiPropertyOptional({ type: 'integer', minimum: 1, maximum: MAX_PAGE, default: MAX_PAGE, description: 'entries per page' })
+  @IsOptional()
+  @Transform(integer)
+  @IsInt()
+  @Min(1)
+  @Max(MAX_PAGE)
+  limit?: number;
+
+  @ApiPropertyOptional({ type: 'integer', minimum: 0, default: 0, description: 'entries of the filtered list to skip (the previous answer\'s nextOffset)' })
+  @IsOptional()
+  @Transform(integer)
+  @IsInt()
+  @Min(0)
+  offset?: number;
+}
+
+export class MarketsQueryDto extends PageQueryDto {
+  @ApiPropertyOptional({ description: 'only pools trading this mint (either side)' })
+  @IsOptional()
+  @Validate(MintConstraint)
+  mint?: string;
+
+  @ApiPropertyOptional({ description: 'only pools of this program: its poolType label (any case, see /api/v1/dexes) or program id' })
+  @IsOptional()
+  @Validate(ProgramConstraint)
+  program?: string;
+
+  @ApiPropertyOptional({ enum: ['true', 'false'], description: 'only routable pools (true) or only unroutable ones (false)' })
+  @IsOptional()
+  @IsIn(['true', 'false'])
+  routable?: 'true' | 'false';
+}
+
+export class TokensQueryDto extends PageQueryDto {
+  @ApiPropertyOptional({ description: 'only this mint' })
+  @IsOptional()
+  @Validate(MintConstraint)
+  mint?: string;
+}
+
+export const MARKETS_PARAM_ORDER = ['mint', 'program', 'routable', 'limit', 'offset'] as const;
+export const TOKENS_PARAM_ORDER = ['mint', 'limit', 'offset'] as const;
+
+export interface Page<T> {
+  items: T[];
+  /** entries of the filtered list */
+  total: number;
+  /** the offset of the next page; null on the last */
+  nextOffset: number | null;
+}
+
+/** one page of a filtered list */
+export function pageOf<T>(all: readonly T[], keep: (t: T) => boolean, q: { limit?: number; offset?: number }): Page<T> {
+  const filtered = all.filter(keep);
+  const offset = q.offset ?? 0;
+  const limit = q.limit ?? MAX_PAGE;
+  const items = filtered.slice(offset, offset + limit);
+  return { items, total: filtered.length, nextOffset: offset + limit < filtered.length ? offset + limit : null };
+}
+
+/** the markets filter of a query */
+export function marketFilter(q: MarketsQueryDto): (m: MarketInfo) => boolean {
+  const program = q.program === undefined ? undefined : dexProgramId(q.program);
+  const routable = q.routable === undefined ? undefined : q.routable === 'true';
+  return (m) => (q.mint === undefined || m.mintA === q.mint || m.mintB === q.mint) && (program === undefined || m.programId === program) && (routable === undefined || m.routable === routable);
+}
