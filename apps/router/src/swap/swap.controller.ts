@@ -8,7 +8,7 @@ import { VersionedTransaction } from '@solana/web3.js';
 import { ApiError, SAME_MINT_ERROR, UNKNOWN_PARAMETER } from '../http/api-error';
 import { ApiErrorTexts, type ErrorTexts } from '../http/api-errors';
 import { NO_ROUTE_WITHIN_MAX_ACCOUNTS } from './account-budget';
-import { QUOTE_ID_ERRORS } from './by-quote';
+import { QUOTE_ID_ERRORS } from '../quote/served-quotes';
 import { InstructionsEnvelopeDto, SwapEnvelopeDto } from './swap-result.dto';
 import { CHAIN_GATEWAY, type ChainGateway, type SimulationResult } from '../chain/chain-gateway';
 import { SimChainGateway } from '../chain/sim.gateway';
