@@ -5,6 +5,7 @@ import { LOG_PORT, type LogPort } from '../../../libs/log/src/log.port';
 import { Ingestor, type IngestorStats } from './ingestor';
 import { LookupTableIngest } from './rpc/lookup-tables';
 import { RpcSource } from './rpc/rpc-source';
+import { GeyserSource } from './geyser/geyser-source';
 
 /**
  * Nest wiring of the Ingestor: starts the configured source once the application has
@@ -18,10 +19,13 @@ export class IngestorService implements OnApplicationBootstrap, BeforeApplicatio
   readonly lookupTables: LookupTableIngest | null;
   /** INGEST_SOURCE=rpc: the chain through RPC_URL (null for the other sources, which the Ingestor runs) */
   readonly rpc: RpcSource | null;
+  /** INGEST_SOURCE=geyser: the RPC snapshot, then the Yellowstone stream on GEYSER_URL (null otherwise) */
+  readonly geyser: GeyserSource | null;
 
   constructor(@Inject(APP_CONFIG) config: AppConfig, @Inject(LOG_PORT) log: LogPort) {
     this.ingestor = new Ingestor(config, log, new Logger('Ingestor'));
     this.rpc = config.ingestSource === 'rpc' ? new RpcSource(config, log, new Logger('RpcIngest')) : null;
+    this.geyser = config.ingestSource === 'geyser' ? new GeyserSource(config, log, new Logger('GeyserIngest')) : null;
     this.lookupTables =
       config.lookupTables.length > 0 && config.rpcUrl !== null
         ? new LookupTableIngest({ rpcUrl: config.rpcUrl, rpcKey: config.rpcKey, addresses: config.lookupTables, refreshMs: config.lookupTablesRefreshMs }, log, new Logger('LookupTables'))
@@ -30,6 +34,7 @@ export class IngestorService implements OnApplicationBootstrap, BeforeApplicatio
 
   async onApplicationBootstrap(): Promise<void> {
     if (this.rpc) await this.rpc.start();
+    else if (this.geyser) await this.geyser.start();
     else await this.ingestor.start();
     await this.lookupTables?.start();
   }
@@ -37,6 +42,7 @@ export class IngestorService implements OnApplicationBootstrap, BeforeApplicatio
   async beforeApplicationShutdown(): Promise<void> {
     await this.lookupTables?.stop();
     await this.rpc?.stop();
+    await this.geyser?.stop();
     await this.ingestor.stop();
   }
 

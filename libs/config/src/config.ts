@@ -7,7 +7,7 @@ import { MINTS } from '../../solana/src/programs';
 import { DurationError, logLifecycleSettings, type LogLifecycleSettings } from './log-lifecycle';
 
 export type LogDriver = 'embedded' | 'kafka';
-export type IngestSource = 'sim' | 'file' | 'rpc';
+export type IngestSource = 'sim' | 'file' | 'rpc' | 'geyser';
 
 /** (snapshots, retention, lag bound: see log-lifecycle.ts) */
 export interface AppConfig extends LogLifecycleSettings {
@@ -48,6 +48,14 @@ export interface AppConfig extends LogLifecycleSettings {
   ingestMints: string[] | null;
   /** INGEST_POOLS: exactly these pool accounts (null: found by program) */
   ingestPools: string[] | null;
+  /** GEYSER_URL: Yellowstone gRPC endpoint of INGEST_SOURCE=geyser (http or https) */
+  geyserUrl: string | null;
+  /** GEYSER_X_TOKEN: sent as the `x-token` metadata */
+  geyserXToken: string | null;
+  /** GEYSER_COMMITMENT: commitment of the stream's account writes and slots */
+  geyserCommitment: 'processed' | 'confirmed' | 'finalized';
+  /** GEYSER_PING_MS: keep-alive ping interval of the stream (silent for 3 of them: reconnect) */
+  geyserPingMs: number;
   /** MAX_INGEST_LAG_SLOTS: /health answers 503 when the chain is this many slots ahead of what was ingested */
   maxIngestLagSlots: number;
   /** FEE_BPS: aggregator fee in basis points (0 = none, at most 1000) */
@@ -172,7 +180,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     .map((s) => s.trim())
     .filter((s) => s.length > 0);
   if (logDriver === 'kafka' && kafkaBrokers.length === 0) throw new ConfigError('KAFKA_BROKERS must list at least one host:port');
-  const ingestSource = oneOf(env, 'INGEST_SOURCE', 'sim', ['sim', 'file', 'rpc'] as const);
+  const ingestSource = oneOf(env, 'INGEST_SOURCE', 'sim', ['sim', 'file', 'rpc', 'geyser'] as const);
   const ingestFile = env.INGEST_FILE && env.INGEST_FILE !== '' ? env.INGEST_FILE : null;
   if (ingestSource === 'file' && !ingestFile) throw new ConfigError('INGEST_SOURCE=file needs INGEST_FILE (a JSON-lines recording)');
   return {
@@ -201,6 +209,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     streamRefreshMs: streamRefreshMs(env),
     ...chainSettings(env),
     ...chainSourceSettings(env, ingestSource),
+    ...geyserSettings(env, ingestSource),
     ...lookupTableSettings(env, ingestSource),
     ...opsSettings(env),
     ...swapApiSettings(env),
@@ -310,13 +319,26 @@ function keyList(env: Env, name: string): string[] | null {
   return keys.length === 0 ? null : keys;
 }
 
+/** GEYSER_URL (required with INGEST_SOURCE=geyser), GEYSER_X_TOKEN, GEYSER_COMMITMENT, GEYSER_PING_MS */
+function geyserSettings(env: Env, ingestSource: IngestSource): Pick<AppConfig, 'geyserUrl' | 'geyserXToken' | 'geyserCommitment' | 'geyserPingMs'> {
+  const url = env.GEYSER_URL?.trim() ? env.GEYSER_URL.trim() : null;
+  if (url !== null && !/^https?:\/\/[^\s/]+/.test(url)) throw new ConfigError(`GEYSER_URL must be an http(s) URL, got ${JSON.stringify(url)}`);
+  if (ingestSource === 'geyser' && url === null) throw new ConfigError('INGEST_SOURCE=geyser needs GEYSER_URL (a Yellowstone gRPC endpoint)');
+  return {
+    geyserUrl: url,
+    geyserXToken: env.GEYSER_X_TOKEN?.trim() ? env.GEYSER_X_TOKEN.trim() : null,
+    geyserCommitment: oneOf(env, 'GEYSER_COMMITMENT', 'confirmed', ['processed', 'confirmed', 'finalized'] as const),
+    geyserPingMs: int(env, 'GEYSER_PING_MS', 10_000, 1_000, 300_000),
+  };
+}
+
 /** RPC_URL (list), RPC_WS_URL, RPC_POLL_MS, INGEST_PROGRAMS, INGEST_MINTS, INGEST_POOLS, MAX_INGEST_LAG_SLOTS */
 function chainSourceSettings(
   env: Env,
   ingestSource: IngestSource,
 ): Pick<AppConfig, 'rpcUrls' | 'rpcWsUrls' | 'rpcPollMs' | 'ingestPrograms' | 'ingestMints' | 'ingestPools' | 'maxIngestLagSlots'> {
   const rpcUrls = rpcUrlList(env);
-  if (ingestSource === 'rpc' && rpcUrls.length === 0) throw new ConfigError('INGEST_SOURCE=rpc needs RPC_URL');
+  if ((ingestSource === 'rpc' || ingestSource === 'geyser') && rpcUrls.length === 0) throw new ConfigError(`INGEST_SOURCE=${ingestSource} needs RPC_URL${ingestSource === 'geyser' ? ' (the bootstrap snapshot is read over RPC)' : ''}`);
   const rpcWsUrls = list(env, 'RPC_WS_URL');
   for (const u of rpcWsUrls) if (!/^wss?:\/\/[^\s/,]+/.test(u)) throw new ConfigError(`RPC_WS_URL must be ws(s) URLs, comma-separated, got ${JSON.stringify(u)}`);
   const programs = list(env, 'INGEST_PROGRAMS');

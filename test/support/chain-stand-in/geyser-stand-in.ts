@@ -5,8 +5,8 @@
  * itself ships (its generated protobuf code): the bytes on the wire are those of the real service,
  * so the package's own client talks to it unchanged.
  *
- * What it serves: the account writes and slots that a chain feed (the simulated market run as the
- * chain) publishes through `publishAccount` / `publishSlot`.
+ * What it serves: the account writes and slots of a MarketChain (the simulated market run as the
+ * chain, `serve(chain)`), or what a test publishes through `publishAccount` / `publishSlot`.
  *  - Subscribe (bidi): every request replaces the subscription's filters, as the real server does;
  *    an account filter matches when its `account` list (if any) holds the pubkey AND its `owner`
  *    list (if any) holds the owner AND every data filter (datasize, memcmp) holds. A request with
@@ -45,6 +45,8 @@ import {
   SubscribeUpdate,
 } from '@triton-one/yellowstone-grpc';
 import { base58Decode, base58Encode } from '../../../libs/solana/src/base58';
+import { PROGRAM_IDS } from '../../../libs/solana/src/programs';
+import type { ChainAccountChange, MarketChain } from './market-chain';
 
 /** one account write as the chain publishes it */
 export interface StandInAccount {
@@ -188,6 +190,19 @@ export class GeyserStandIn {
     this.calls.clear();
     // the client keeps its HTTP/2 connection open (it has no close): a graceful shutdown would wait for it
     this.server.forceShutdown();
+  }
+
+  /** serve this chain: its writes (a closed account: no lamports, the system program's) and slots, from now on */
+  serve(chain: MarketChain): void {
+    this.slot = Math.max(this.slot, chain.slot);
+    chain.on('account', (a: ChainAccountChange) =>
+      this.publishAccount(
+        a.data === null
+          ? { pubkey: a.address, owner: PROGRAM_IDS.system, lamports: 0n, data: Buffer.alloc(0), slot: a.slot }
+          : { pubkey: a.address, owner: a.owner, lamports: a.lamports, data: a.data, slot: a.slot },
+      ),
+    );
+    chain.on('slot', (slot: number) => this.publishSlot(slot));
   }
 
   /** the chain wrote an account at `a.slot` */

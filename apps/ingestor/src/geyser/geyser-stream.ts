@@ -11,8 +11,10 @@
  *    resumes with `from_slot` = the newest slot seen (the replayed writes it already passed on
  *    are dropped by the newest-write guard). A server that no longer holds that slot: subscribe
  *    without it and read every followed account again (the gap healed by a snapshot read).
- *  - New pools: a pool account not seen before brings its dependencies; those not followed yet
- *    join the address filter (a subscription update on the open stream) and are read once.
+ *  - New pools: after each append, the pools that changed are asked (AccountSink, the router's
+ *    projection) for dependencies never read (a new pool's vaults and mints, the next tick array
+ *    as the price moves); those join the address filter (a subscription update on the open
+ *    stream) and are read once over RPC (RpcBootstrap).
  *  - Bad input: a message that does not parse ends the stream on the client (counted, resumed
  *    from its slot); a message that parses but is malformed, an account of an unknown layout or
  *    of another owner: counted by reason, logged (the first ones), never written.
@@ -20,6 +22,9 @@
 import Client, { type SubscribeRequest, type SubscribeUpdate } from '@triton-one/yellowstone-grpc';
 import type { Duplex } from 'stream';
 import type { PoolUpdate } from '../../../../libs/contracts/src/pool-update';
+import { PROGRAM_IDS } from '../../../../libs/solana/src/programs';
+import type { AccountSink } from '../rpc/account-sink';
+import type { BootstrapResult, RpcBootstrap } from '../rpc/rpc-bootstrap';
 import { NewestWrites } from './newest-writes';
 import { readStreamMessage, type LayoutCheck } from './stream-message';
 import { subscribeRequest, type GeyserCommitment } from './subscribe-request';
@@ -41,27 +46,21 @@ export interface GeyserLogger {
   error(message: string): void;
 }
 
-/** the IO the stream hands off: the log, the RPC reads, the pool decoders */
+/** the IO the stream hands off: the log (through the sink), the RPC reads, the decoders */
 export interface GeyserStreamDeps {
-  /** append to pool-updates (in order; retries until done or stopped) */
-  write(updates: PoolUpdate[]): Promise<void>;
-  /** read these accounts now (RPC), at a context slot >= minSlot; absent accounts are left out */
-  read(addresses: string[], minSlot: number): Promise<PoolUpdate[]>;
-  /** the accounts a pool account's quote depends on ([] when the account is not a pool) */
-  dependencies(update: PoolUpdate): string[];
+  /** appends to pool-updates (drops what is older than the account's last write) and tracks dependencies */
+  sink: AccountSink;
+  /** RPC reads: accounts, missing dependencies, pools (after a gap the server cannot replay) */
+  boot: Pick<RpcBootstrap, 'readAccounts' | 'readDependencies' | 'readPools' | 'readCurveTokenAccount'>;
   layouts: LayoutCheck;
   logger: GeyserLogger;
 }
 
-/** where the RPC snapshot left the ingest */
+/** where the RPC snapshot left the ingest, and the slot the stream replays from */
 export interface GeyserStart {
-  owners: Iterable<string>;
-  /** accounts followed by address, with their owner when known */
-  addresses: Iterable<[string, string | null]>;
-  /** the snapshot's slot: the stream replays from it */
-  slot: number;
-  /** the snapshot's writes (address, slot) already on the log */
-  written: Iterable<{ address: string; slot: number }>;
+  boot: Pick<BootstrapResult, 'programs' | 'addresses' | 'slot'>;
+  /** replay from this slot (the Geyser slot read before the snapshot: nothing written meanwhile is missed) */
+  fromSlot: number;
 }
 
 export interface GeyserStreamStats {
@@ -86,6 +85,8 @@ export interface GeyserStreamStats {
   lastSlot: number;
   /** the newest slot message at the commitment (the chain's slot) */
   chainSlot: number;
+  /** the newest slot the written state is known complete at (nothing of it waits to be appended) */
+  ingestedSlot: number;
   /** accounts followed by address */
   addressesFollowed: number;
   /** pools that entered after the start */
@@ -97,7 +98,6 @@ export interface GeyserStreamStats {
 const MAX_LOGGED_REJECTS = 50;
 /** pending writes above which the stream is paused until they are appended */
 const HIGH_WATER = 20_000;
-const WRITE_CHUNK = 500;
 
 export class GeyserStream {
   private readonly watch: MutableWatchSet;
@@ -110,9 +110,8 @@ export class GeyserStream {
   private loop: Promise<void> | null = null;
   private wake: (() => void) | null = null;
   private pingId = 0;
-  /** dependencies to follow and read, gathered while the stream runs */
-  private toFollow = new Set<string>();
-  private following: Promise<void> | null = null;
+  /** background RPC reads (dependencies, resync), one after the other */
+  private background: Promise<void> = Promise.resolve();
   private fromSlot: number | undefined;
   private needResync = false;
 
@@ -121,9 +120,8 @@ export class GeyserStream {
     private readonly deps: GeyserStreamDeps,
     start: GeyserStart,
   ) {
-    this.watch = new MutableWatchSet(start.owners, start.addresses);
-    for (const w of start.written) this.newest.accept(w.address, w.slot, null);
-    this.fromSlot = start.slot;
+    this.watch = new MutableWatchSet(start.boot.programs, start.boot.addresses, (a) => deps.sink.projection.account(a)?.owner);
+    this.fromSlot = start.fromSlot;
     this.statsData = {
       connected: false,
       subscribes: 0,
@@ -137,8 +135,9 @@ export class GeyserStream {
       rejectedBy: {},
       pings: 0,
       pongs: 0,
-      lastSlot: start.slot,
-      chainSlot: start.slot,
+      lastSlot: start.boot.slot,
+      chainSlot: start.boot.slot,
+      ingestedSlot: start.boot.slot,
       addressesFollowed: this.watch.addresses.size,
       newPools: 0,
       resyncs: 0,
@@ -160,8 +159,17 @@ export class GeyserStream {
     this.wake?.();
     this.stream?.destroy();
     await this.loop;
-    await this.following;
-    await this.flushing;
+    await this.idle();
+  }
+
+  /** settles once nothing waits to be appended and no RPC read is under way (tests, benchmarks) */
+  async idle(): Promise<void> {
+    for (;;) {
+      const b = this.background;
+      await this.flushing;
+      await b;
+      if (this.flushing === null && b === this.background && this.pending.length === 0) return;
+    }
   }
 
   // ---- the connection loop ----
@@ -204,7 +212,7 @@ export class GeyserStream {
     this.stream = stream;
     this.statsData.subscribes++;
     this.statsData.connected = true;
-    if (this.needResync) void this.resync();
+    if (this.needResync) this.inBackground(() => this.resync());
     let heard = Date.now();
     await new Promise<void>((resolve) => {
       let done = false;
@@ -285,19 +293,17 @@ export class GeyserStream {
       case 'account': {
         const u = r.update;
         if (u.slot > this.statsData.lastSlot) this.statsData.lastSlot = u.slot;
-        const isNew = !this.newest.has(u.address);
         if (!this.newest.accept(u.address, u.slot, r.writeVersion)) {
           this.statsData.stale++;
           return;
         }
-        if (this.watch.addresses.has(u.address)) this.watch.learnOwner(u.address, u.owner);
         this.enqueue(u, stream);
-        if (isNew && u.data !== null && this.watch.owners.has(u.owner)) this.newAccount(u);
         return;
       }
       case 'slot':
         if (r.slot > this.statsData.chainSlot) this.statsData.chainSlot = r.slot;
         if (r.slot > this.statsData.lastSlot) this.statsData.lastSlot = r.slot;
+        this.settle();
         return;
       case 'ping':
         this.ping(stream);
@@ -324,64 +330,57 @@ export class GeyserStream {
     }
   }
 
-  /** a program account seen for the first time: a new pool brings its dependencies */
-  private newAccount(u: PoolUpdate): void {
-    let deps: string[];
-    try {
-      deps = this.deps.dependencies(u);
-    } catch (e) {
-      this.deps.logger.warn(`geyser: pool ${u.address} does not decode (${message(e)}); its dependencies are not followed`);
-      return;
-    }
-    if (deps.length === 0) return;
-    this.statsData.newPools++;
-    let added = false;
-    for (const d of deps) {
-      if (this.newest.has(d) || this.watch.addresses.has(d)) continue;
-      this.toFollow.add(d);
-      added = true;
-    }
-    if (added && !this.following) this.following = this.followNew().finally(() => (this.following = null));
+  /** pools that changed: follow and read what they depend on now and was never read */
+  private followDependencies(): void {
+    const sink = this.deps.sink;
+    const changed = sink.drainChanged();
+    if (changed.size === 0) return;
+    const fresh: string[] = [];
+    for (const p of changed) if (!this.watch.addresses.has(p) && sink.projection.account(p) !== undefined) fresh.push(p);
+    this.statsData.newPools += fresh.length;
+    this.follow(fresh);
+    const curves = fresh.filter((p) => sink.projection.account(p)?.owner === PROGRAM_IDS.pumpFun);
+    if (sink.missing(changed).length === 0 && curves.length === 0) return;
+    this.inBackground(async () => {
+      for (const c of curves) await this.deps.boot.readCurveTokenAccount(c);
+      const missing = sink.missing(changed);
+      this.follow(missing);
+      await this.deps.boot.readAccounts(missing);
+      this.followDependencies();
+    });
   }
 
-  /** follow the gathered dependencies by address (a subscription update), then read them once */
-  private async followNew(): Promise<void> {
-    while (this.toFollow.size > 0 && !this.stopping) {
-      await Promise.resolve();
-      const batch = [...this.toFollow];
-      this.toFollow.clear();
-      this.watch.addAddresses(batch);
-      const stream = this.stream;
-      if (stream && !stream.destroyed) stream.write(this.request({}));
-      await this.readIn(batch);
-    }
+  /** follow these accounts by address too (a subscription update on the open stream) */
+  private follow(addresses: Iterable<string>): void {
+    if (this.watch.addAddresses(addresses).length === 0) return;
+    const stream = this.stream;
+    if (stream && !stream.destroyed) stream.write(this.request({}));
   }
 
   /** every followed account read again (after a gap the server could not replay) */
   private async resync(): Promise<void> {
     this.needResync = false;
     this.statsData.resyncs++;
-    await this.readIn([...this.watch.addresses.keys(), ...this.newest.addresses()]);
+    const from = this.statsData.lastSlot;
+    this.deps.sink.forgetAbsent();
+    if (this.watch.programs.length > 0) await this.deps.boot.readPools();
+    await this.deps.boot.readAccounts([...this.watch.addresses], from);
+    await this.deps.boot.readDependencies(from);
+    this.follow(this.deps.sink.watchedAddresses());
   }
 
-  private async readIn(addresses: string[]): Promise<void> {
-    const unique = [...new Set(addresses)];
-    let got: PoolUpdate[];
-    try {
-      got = await this.deps.read(unique, this.statsData.lastSlot);
-    } catch (e) {
-      this.deps.logger.error(`geyser: reading ${unique.length} accounts failed (${message(e)}); they are read again after the next reconnect`);
+  private inBackground(fn: () => Promise<void>): void {
+    this.background = this.background.then(fn).catch((e: unknown) => {
+      if (this.stopping) return;
+      this.deps.logger.warn(`geyser: an RPC read failed (${message(e)}); every followed account is read again after the next reconnect`);
       this.needResync = true;
-      return;
-    }
-    for (const u of got) {
-      if (!this.newest.accept(u.address, u.slot, null)) {
-        this.statsData.stale++;
-        continue;
-      }
-      if (this.watch.addresses.has(u.address)) this.watch.learnOwner(u.address, u.owner);
-      this.enqueue(u, this.stream);
-    }
+    });
+  }
+
+  /** nothing waits to be appended while the stream is up: the state is complete at the newest slot seen */
+  private settle(): void {
+    const s = this.statsData;
+    if (s.connected && this.pending.length === 0 && this.flushing === null && s.lastSlot > s.ingestedSlot) s.ingestedSlot = s.lastSlot;
   }
 
   // ---- writes ----
@@ -404,18 +403,20 @@ export class GeyserStream {
       .finally(() => {
         this.flushing = null;
         if (!failed && this.pending.length > 0) this.kick();
+        else this.settle();
       });
   }
 
   private async flush(): Promise<void> {
-    await Promise.resolve();
+    await new Promise<void>((r) => setImmediate(r)); // gather what arrives meanwhile into one append
     while (this.pending.length > 0) {
-      const batch = this.pending.length <= WRITE_CHUNK ? this.pending : this.pending.slice(0, WRITE_CHUNK);
-      this.pending = batch === this.pending ? [] : this.pending.slice(WRITE_CHUNK);
-      await this.deps.write(batch);
+      const batch = this.pending;
+      this.pending = [];
+      await this.deps.sink.write(batch);
       this.statsData.written += batch.length;
       const s = this.stream;
-      if (s && s.isPaused() && this.pending.length < HIGH_WATER / 2) s.resume();
+      if (s && s.isPaused()) s.resume();
+      this.followDependencies();
     }
   }
 

@@ -1,46 +1,31 @@
 /**
- * What the geyser source asks of the router's program modules about a raw account: whether its
- * program knows the layout, and, for a pool account, the accounts its quote depends on. The
- * modules decode; nothing is kept.
+ * What the geyser source asks of the router's program modules about a raw account: whether it is
+ * a followed program's pool account (the RPC bootstrap's own test), and whether a program knows
+ * the layout of an account followed by address. The modules decode; nothing is kept.
  */
 import { DEFAULT_PROGRAM_MODULES } from '../../../router/src/projection/projection';
-import { ProgramRegistry, type AccountView, type ProgramModule } from '../../../router/src/projection/program-registry';
-import type { PoolUpdate } from '../../../../libs/contracts/src/pool-update';
+import { poolAccountProblem } from '../rpc/rpc-bootstrap';
 import type { LayoutCheck } from './stream-message';
 
-export class ProgramAccounts implements LayoutCheck {
-  private readonly registry: ProgramRegistry;
+const MODULES = new Map(DEFAULT_PROGRAM_MODULES.map((m) => [m.programId, m]));
 
-  constructor(modules: readonly ProgramModule[] = DEFAULT_PROGRAM_MODULES) {
-    this.registry = new ProgramRegistry(modules);
+export class ProgramAccounts implements LayoutCheck {
+  private readonly followed: ReadonlySet<string>;
+
+  /** `followed`: the programs whose pool accounts come by owner */
+  constructor(followed: Iterable<string>) {
+    this.followed = new Set(followed);
   }
 
-  /** the programs the router quotes */
-  programIds(): string[] {
-    return this.registry.modules().map((m) => m.programId);
+  poolProblem(address: string, owner: string, data: Buffer): string | null {
+    return poolAccountProblem({ address, owner, lamports: 0n, data }, this.followed);
   }
 
   accountKind(owner: string, data: Buffer): string | null {
-    return this.registry.get(owner)?.accountKind(data) ?? null;
+    return MODULES.get(owner)?.accountKind(data) ?? null;
   }
 
-  /** the accounts a pool account's quote depends on; [] when it is not a pool account; throws when the pool does not decode */
-  dependencies(u: PoolUpdate): string[] {
-    const m = this.registry.get(u.owner);
-    if (!m || u.data === null || m.accountKind(u.data) !== m.poolAccountKind) return [];
-    return m.poolDependencies(u.address, view(u));
+  isProgram(owner: string): boolean {
+    return MODULES.has(owner);
   }
-}
-
-function view(u: PoolUpdate): AccountView {
-  const v: AccountView = {
-    address: u.address,
-    owner: u.owner,
-    data: u.data!,
-    slot: u.slot,
-    memo: <T>(_key: string, decode: (a: AccountView) => T): T => decode(v),
-    peek: () => undefined,
-    previous: undefined,
-  };
-  return v;
 }

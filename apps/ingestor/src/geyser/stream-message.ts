@@ -7,14 +7,19 @@
 import type { SubscribeUpdate } from '@triton-one/yellowstone-grpc';
 import type { PoolUpdate } from '../../../../libs/contracts/src/pool-update';
 import { base58Encode } from '../../../../libs/solana/src/base58';
+import { PROGRAM_IDS } from '../../../../libs/solana/src/programs';
 import type { WatchSet } from './watch-set';
 
 export const GEYSER_SOURCE = 'geyser';
 
-/** what the parser needs to know about a followed program: whether it knows the account's layout */
+/** what the parser asks of the program decoders */
 export interface LayoutCheck {
-  /** the program's name for this account's kind; null: a layout the router does not know */
+  /** null when the account is a pool account of `owner` (a followed program); otherwise why not */
+  poolProblem(address: string, owner: string, data: Buffer): string | null;
+  /** the program's name for the account's kind; null: a layout the router does not know (or not a program's) */
   accountKind(owner: string, data: Buffer): string | null;
+  /** whether `owner` is one of the programs the router quotes */
+  isProgram(owner: string): boolean;
 }
 
 export type StreamMessage =
@@ -73,19 +78,22 @@ function readAccount(a: NonNullable<SubscribeUpdate['account']>, watch: WatchSet
   if (!(info.data instanceof Uint8Array)) return reject(`account ${address}: no data`);
   const closed = lamports === 0n;
   const byAddress = watch.addresses.has(address);
-  const expected = watch.addresses.get(address) ?? null;
-  if (watch.owners.has(owner) && !closed) {
-    const data = Buffer.from(info.data);
-    if (layouts.accountKind(owner, data) === null) return reject(`account ${address} of ${owner}: unknown layout (${data.length} bytes)`);
+  if (closed) {
+    // a closed account (no lamports left; the runtime hands it to the system program): data null
+    if (byAddress || watch.owners.has(owner)) return account(slot, address, PROGRAM_IDS.system, 0n, null, writeVersion);
+    return reject(`account ${address} of ${owner}: neither its owner nor its address is followed`);
+  }
+  const data = Buffer.from(info.data);
+  if (byAddress) {
+    const expected = watch.ownerOf(address);
+    if (expected !== undefined && expected !== owner) return reject(`account ${address}: owner ${owner}, expected ${expected}`);
+    if (layouts.isProgram(owner) && layouts.accountKind(owner, data) === null) return reject(`account ${address} of ${owner}: unknown layout (${data.length} bytes)`);
     return account(slot, address, owner, lamports, data, writeVersion);
   }
-  if (closed && (byAddress || watch.owners.has(owner))) {
-    // a closed account (no lamports left; the runtime hands it to the system program): data null
-    return account(slot, address, expected ?? owner, 0n, null, writeVersion);
-  }
-  if (byAddress) {
-    if (expected !== null && expected !== owner) return reject(`account ${address}: owner ${owner}, expected ${expected}`);
-    return account(slot, address, owner, lamports, Buffer.from(info.data), writeVersion);
+  if (watch.owners.has(owner)) {
+    const problem = layouts.poolProblem(address, owner, data);
+    if (problem !== null) return reject(`account ${address} of ${owner}: ${problem}`);
+    return account(slot, address, owner, lamports, data, writeVersion);
   }
   return reject(`account ${address} of ${owner}: neither its owner nor its address is followed`);
 }

@@ -1,43 +1,42 @@
 /**
- * What the geyser source streams: the programs whose accounts it follows by owner, and the
- * accounts it follows by address (token vaults, mints, fee configs: accounts of other owners that
- * a pool's quote depends on), each with the owner it is expected to have. Pure data, no IO.
+ * What the geyser source streams: the programs whose pool accounts it follows by owner (each with
+ * the filter lists that select them, as the RPC bootstrap found them), and the accounts it follows
+ * by address (every pool and every account a pool depends on). The owner an address-followed
+ * account must keep is the one it was written with last. Pure data, no IO.
  */
+import type { WatchedProgram } from '../rpc/rpc-bootstrap';
+
 export interface WatchSet {
-  /** programs streamed by owner (an account they own is accepted when its layout is known) */
+  /** programs followed by owner */
   readonly owners: ReadonlySet<string>;
-  /** accounts streamed by address -> the owner each is expected to have (null: not known yet) */
-  readonly addresses: ReadonlyMap<string, string | null>;
+  readonly programs: readonly WatchedProgram[];
+  /** accounts followed by address */
+  readonly addresses: ReadonlySet<string>;
+  /** the owner an address-followed account was last written with (undefined: never written) */
+  ownerOf(address: string): string | undefined;
 }
 
-/** A watch set that grows as new pools bring new dependencies. */
 export class MutableWatchSet implements WatchSet {
   readonly owners: Set<string>;
-  readonly addresses: Map<string, string | null>;
+  readonly addresses: Set<string>;
 
-  constructor(owners: Iterable<string>, addresses: Iterable<[string, string | null]> = []) {
-    this.owners = new Set(owners);
-    this.addresses = new Map(addresses);
+  constructor(
+    readonly programs: readonly WatchedProgram[],
+    addresses: Iterable<string>,
+    readonly ownerOf: (address: string) => string | undefined,
+  ) {
+    this.owners = new Set(programs.map((p) => p.programId));
+    this.addresses = new Set(addresses);
   }
 
-  /** add accounts to follow by address; returns those that were not followed yet */
+  /** follow these accounts by address too; returns those that were not followed yet */
   addAddresses(addresses: Iterable<string>): string[] {
     const added: string[] = [];
-    for (const address of addresses) {
-      if (this.addresses.has(address)) continue;
-      this.addresses.set(address, null);
-      added.push(address);
+    for (const a of addresses) {
+      if (this.addresses.has(a)) continue;
+      this.addresses.add(a);
+      added.push(a);
     }
     return added;
-  }
-
-  /** the owner an address-followed account was first seen with becomes the one it must keep */
-  learnOwner(address: string, owner: string): void {
-    if (this.addresses.get(address) === null) this.addresses.set(address, owner);
-  }
-
-  /** watched at all: by its owner or by its address */
-  watches(address: string, owner: string): boolean {
-    return this.owners.has(owner) || this.addresses.has(address);
   }
 }
