@@ -120,9 +120,13 @@ describe('INGEST_SOURCE=geyser through the RPC and Geyser stand-ins', () => {
     await caughtUp(s);
     await waitFor(() => log.updates().some((u) => u.address === pool.address), 10_000, 'the new pool');
     await s.stream!.idle();
-    const followed = new Set(geyser.stats.lastAccountFilters[ADDRESS_FILTER].account);
-    const vaults = accounts.filter((a) => a.owner === PROGRAM_IDS.token && a.data.length === 165 && followed.has(a.address));
-    expect(vaults.length).toBeGreaterThanOrEqual(2);
+    const followedVaults = (): typeof accounts => {
+      const followed = new Set(geyser.stats.lastAccountFilters[ADDRESS_FILTER].account);
+      return accounts.filter((a) => a.owner === PROGRAM_IDS.token && a.data.length === 165 && followed.has(a.address));
+    };
+    // the subscription update reaches the server
+    await waitFor(() => followedVaults().length >= 2, 10_000, 'the vaults in the address filter', 10);
+    const vaults = followedVaults();
     // a swap on it later: its vault's write comes through the stream
     chain.tick();
     const v = vaults[0];
