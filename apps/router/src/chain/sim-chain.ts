@@ -387,6 +387,7 @@ export class SimChain {
   ): number {
     const disc = d.subarray(0, 8);
     const is = (b: Buffer): boolean => disc.equals(b);
+    if (program === PROGRAM_IDS.orcaWhirlpool && is(SWAP_DISCRIMINATORS.whirlpoolTwoHopSwapV2)) return this.twoHopInstruction(accounts, d, acc, debitToken, creditToken);
     // decode: pool, user, source/destination (null = native SOL of the user), form, amount, bound
     let pool: string;
     let user: string;
@@ -471,6 +472,51 @@ export class SimChain {
     else creditToken(destination, q.amountOut, outputMint);
     const token2022Sides = [inputMint, outputMint].filter((m) => m !== MINTS.SOL && accounts.account(m)?.owner === PROGRAM_IDS.token2022).length;
     return swapUnits({ pool: p, inputMint, mode: exactIn ? 'ExactIn' : 'ExactOut', amount, token2022Sides });
+  }
+
+  /**
+   * Orca's two_hop_swap_v2: hop one's exact output is hop two's input (ExactIn), or hop two's
+   * exact input is what hop one must produce (ExactOut); only the final amount is bounded.
+   */
+  private twoHopInstruction(
+    accounts: SimAccounts,
+    d: Buffer,
+    acc: (i: number) => string,
+    debitToken: (a: string, v: bigint, owner: string) => SimTokenAccount,
+    creditToken: (a: string, v: bigint, mint: string) => void,
+  ): number {
+    const [one, two, inputMint, midMint, outputMint, source, destination, user] = [0, 1, 2, 3, 4, 8, 13, 14].map(acc);
+    const amount = d.readBigUInt64LE(8);
+    const bound = d.readBigUInt64LE(16);
+    const exactIn = d[24] === 1;
+    const p1 = accounts.pool(one);
+    const p2 = accounts.pool(two);
+    if (!p1 || !p2 || p1.programId !== PROGRAM_IDS.orcaWhirlpool || p2.programId !== PROGRAM_IDS.orcaWhirlpool) throw new Fail('two-hop pools: AccountNotInitialized or not routable');
+    let q1: HopQuote;
+    let q2: HopQuote;
+    try {
+      if (exactIn) {
+        q1 = p1.quoteExactIn(inputMint, amount);
+        q2 = p2.quoteExactIn(midMint, q1.amountOut);
+      } else {
+        q2 = p2.quoteExactOut(midMint, amount);
+        q1 = p1.quoteExactOut(inputMint, q2.amountIn);
+      }
+    } catch (e) {
+      if (e instanceof PoolQuoteError) throw new Fail(`two-hop swap: ${e.message}`);
+      throw e;
+    }
+    const [code, name] = exactIn ? SLIPPAGE_ERRORS[PROGRAM_IDS.orcaWhirlpool].minOut : SLIPPAGE_ERRORS[PROGRAM_IDS.orcaWhirlpool].maxIn;
+    if (exactIn ? q2.amountOut < bound : q1.amountIn > bound) {
+      throw new Fail(`custom program error: 0x${code.toString(16)} (${name}: ${exactIn ? `out ${q2.amountOut} < minimum ${bound}` : `in ${q1.amountIn} > maximum ${bound}`})`, 'slippage');
+    }
+    debitToken(source, q1.amountIn, user);
+    creditToken(destination, q2.amountOut, outputMint);
+    const sides = (a: string, b: string): number => [a, b].filter((m) => m !== MINTS.SOL && accounts.account(m)?.owner === PROGRAM_IDS.token2022).length;
+    return (
+      swapUnits({ pool: p1, inputMint, mode: exactIn ? 'ExactIn' : 'ExactOut', amount: exactIn ? amount : q2.amountIn, token2022Sides: sides(inputMint, midMint) }) +
+      swapUnits({ pool: p2, inputMint: midMint, mode: exactIn ? 'ExactIn' : 'ExactOut', amount: exactIn ? q1.amountOut : amount, token2022Sides: sides(midMint, outputMint) })
+    );
   }
 }
 

@@ -20,7 +20,9 @@
  * - ExactOut: every hop receives exactly its quoted output (the final one the requested amount);
  *   an intermediate hop may pay at most its quoted input (exactly what the previous hop
  *   produced); the FIRST hop may pay at most the slippage-adjusted maximum input.
- * So the user's tolerance covers the price of the outer hop, and intermediate pools must not
+ * Exception: a single path of two Whirlpool hops goes as one two_hop_swap_v2 (whirlpool-two-hop.ts),
+ * bounded by the outer bound only, so either pool may move within the slippage.
+ * Otherwise the user's tolerance covers the price of the outer hop, and intermediate pools must not
  * move against the user between quote and execution: stricter than necessary, never a partial
  * fill, never a worse price than the threshold. (Programs without the needed exact form: a sell
  * on PumpSwap / pump.fun always pays an exact token amount and checks a minimum output.)
@@ -39,7 +41,6 @@ import type { Pool } from '../../../../libs/amm/src/pool';
 import type { Route, SwapMode } from '../../../../libs/amm/src/routing/route-search';
 import { CpmmPool } from '../../../../libs/amm/src/programs/raydium-cpmm/pool';
 import { WhirlpoolPool } from '../../../../libs/amm/src/programs/orca-whirlpool/pool';
-import { swapTickArrayStartIndexes } from '../../../../libs/amm/src/programs/orca-whirlpool/swap';
 import { ClmmPool } from '../../../../libs/amm/src/programs/raydium-clmm/pool';
 import { initializedTickArraysFrom, prepareBitmaps } from '../../../../libs/amm/src/programs/raydium-clmm/tick-array';
 import { AmmV4Pool } from '../../../../libs/amm/src/programs/raydium-amm-v4/pool';
@@ -47,8 +48,9 @@ import { PumpAmmPool } from '../../../../libs/amm/src/programs/pump-amm/pool';
 import { PumpFunCurve } from '../../../../libs/amm/src/programs/pump-fun/pool';
 import { chargeRoute, type AggregatorFee } from '../quote/aggregator-fee';
 import { ataCreateUnits, INSTRUCTION_UNITS, MAX_COMPUTE_UNITS, swapUnits } from './compute-units';
+import { isWhirlpoolTwoHop, whirlpoolSwapTickArrays, whirlpoolTwoHopInstruction } from './whirlpool-two-hop';
 import { MINTS, PROGRAM_IDS } from '../../../../libs/solana/src/programs';
-import { whirlpoolOracleAddress, whirlpoolTickArrayAddress } from '../../../../libs/solana/src/orca-whirlpool';
+import { whirlpoolOracleAddress } from '../../../../libs/solana/src/orca-whirlpool';
 import { clmmBitmapExtensionAddress, clmmTickArrayAddress } from '../../../../libs/solana/src/raydium-clmm';
 import { associatedTokenAddress, isTokenProgram } from '../../../../libs/solana/src/instructions/common';
 import {
@@ -200,8 +202,9 @@ export function buildSwap(req: SwapBuildRequest, src: AccountSource): BuiltSwap 
   const ctx: Ctx = { src, wallet, ixs: [], units: 0, wsolUsed: false };
 
   // token accounts: every mint the user receives, plus wrapped SOL whenever a non-native hop uses it
+  const twoHop = isWhirlpoolTwoHop(edges, isSplit, (m) => tokenProgramOf(src, m));
   const needsAta = new Set<string>();
-  for (const h of edges) {
+  for (const h of twoHop ? [{ ...edges[0], outputMint: edges[1].outputMint }] : edges) {
     if (h.outputMint !== MINTS.SOL || !nativeSolHop(h.pool)) needsAta.add(h.outputMint);
     if (h.inputMint === MINTS.SOL && !nativeSolHop(h.pool)) needsAta.add(MINTS.SOL);
   }
@@ -228,6 +231,29 @@ export function buildSwap(req: SwapBuildRequest, src: AccountSource): BuiltSwap 
   let solNativeProduced = false;
   let solWrappedProduced = false;
   edges.forEach((e, i) => {
+    if (twoHop) {
+      // one two_hop_swap_v2 for both hops, bounded by the route's outer bound only
+      if (i === 1) return;
+      const amount = mode === 'ExactIn' ? e.amountGiven : edges[1].amountOut;
+      const threshold = mode === 'ExactIn' ? bounds.get(1)! : bounds.get(0)!;
+      ctx.ixs.push(
+        whirlpoolTwoHopInstruction({
+          hops: edges,
+          mode,
+          amount,
+          threshold,
+          wallet,
+          source: userAccount(ctx, inputMint),
+          destination: userAccount(ctx, outputMint),
+          tokenProgramOf: (m) => tokenProgramOf(src, m),
+        }),
+      );
+      for (const h of edges) {
+        const token2022Sides = [h.inputMint, h.outputMint].filter((m) => m !== MINTS.SOL && tokenProgramOf(src, m) === PROGRAM_IDS.token2022).length;
+        ctx.units += swapUnits({ pool: h.pool, inputMint: h.inputMint, mode, amount: mode === 'ExactIn' ? h.amountGiven : h.amountOut, token2022Sides });
+      }
+      return;
+    }
     let amount: bigint;
     let bound: bigint;
     if (mode === 'ExactIn') {
@@ -338,9 +364,7 @@ function hopInstruction(
   if (pool instanceof WhirlpoolPool) {
     const wp = pool.whirlpool;
     const aToB = inputMint === wp.tokenMintA;
-    const starts = swapTickArrayStartIndexes(wp.tickCurrentIndex, wp.tickSpacing, aToB);
-    const arrays = starts.slice(0, 3).map((st) => whirlpoolTickArrayAddress(pool.address, st));
-    while (arrays.length < 3) arrays.push(arrays[arrays.length - 1]);
+    const arrays = whirlpoolSwapTickArrays(pool, aToB);
     return orcaWhirlpoolSwapV2({
       pool: pool.address,
       whirlpool: wp,
@@ -351,7 +375,7 @@ function hopInstruction(
       user,
       tokenProgramA: tokenProgramOf(ctx.src, wp.tokenMintA),
       tokenProgramB: tokenProgramOf(ctx.src, wp.tokenMintB),
-      tickArrays: [arrays[0], arrays[1], arrays[2]],
+      tickArrays: arrays,
       oracle: whirlpoolOracleAddress(pool.address),
     });
   }

@@ -38,6 +38,7 @@ export const SWAP_DISCRIMINATORS = {
   cpmmSwapBaseOutput: anchorIxDiscriminator('swap_base_output'),
   whirlpoolSwap: anchorIxDiscriminator('swap'),
   whirlpoolSwapV2: anchorIxDiscriminator('swap_v2'),
+  whirlpoolTwoHopSwapV2: anchorIxDiscriminator('two_hop_swap_v2'),
   clmmSwapV2: anchorIxDiscriminator('swap_v2'),
   pumpBuy: anchorIxDiscriminator('buy'),
   pumpSell: anchorIxDiscriminator('sell'),
@@ -177,6 +178,72 @@ export function orcaWhirlpoolSwapV2(a: WhirlpoolSwapArgs): TransactionInstructio
       w(a.tickArrays[1]),
       w(a.tickArrays[2]),
       w(a.oracle),
+    ],
+    data,
+  );
+}
+
+export interface WhirlpoolTwoHopSwapArgs {
+  one: { pool: string; whirlpool: Whirlpool; tickArrays: [string, string, string]; oracle: string };
+  two: { pool: string; whirlpool: Whirlpool; tickArrays: [string, string, string]; oracle: string };
+  inputMint: string;
+  intermediateMint: string;
+  outputMint: string;
+  tokenPrograms: { input: string; intermediate: string; output: string };
+  mode: SwapDirection;
+  /** ExactIn: the input of hop one; ExactOut: the output of hop two */
+  amount: bigint;
+  /** ExactIn: the minimum final output; ExactOut: the maximum input */
+  threshold: bigint;
+  wallet: string;
+  /** the user's input and output token accounts */
+  source: string;
+  destination: string;
+}
+
+/**
+ * two_hop_swap_v2: two Whirlpool swaps in one instruction, the first one's output paid into the
+ * second inside the program (vault to vault), only the final amount bounded; the intermediate
+ * mint never reaches a user account. Accounts as the IDL lists them; no remaining accounts.
+ */
+export function orcaWhirlpoolTwoHopSwapV2(a: WhirlpoolTwoHopSwapArgs): TransactionInstruction {
+  const aToBOne = a.inputMint === a.one.whirlpool.tokenMintA;
+  const aToBTwo = a.intermediateMint === a.two.whirlpool.tokenMintA;
+  const vault = (wp: Whirlpool, mint: string): string => (mint === wp.tokenMintA ? wp.tokenVaultA : wp.tokenVaultB);
+  const data = new ArgWriter()
+    .bytes(SWAP_DISCRIMINATORS.whirlpoolTwoHopSwapV2)
+    .u64(a.amount, 'amount')
+    .u64(a.threshold, 'other_amount_threshold')
+    .bool(a.mode === 'ExactIn')
+    .bool(aToBOne)
+    .bool(aToBTwo)
+    .u128(NO_EXPLICIT_SQRT_PRICE_LIMIT, 'sqrt_price_limit_one')
+    .u128(NO_EXPLICIT_SQRT_PRICE_LIMIT, 'sqrt_price_limit_two')
+    .u8(0) // Option<RemainingAccountsInfo>::None
+    .done();
+  return instruction(
+    PROGRAM_IDS.orcaWhirlpool,
+    [
+      w(a.one.pool),
+      w(a.two.pool),
+      r(a.inputMint),
+      r(a.intermediateMint),
+      r(a.outputMint),
+      r(a.tokenPrograms.input),
+      r(a.tokenPrograms.intermediate),
+      r(a.tokenPrograms.output),
+      w(a.source),
+      w(vault(a.one.whirlpool, a.inputMint)),
+      w(vault(a.one.whirlpool, a.intermediateMint)),
+      w(vault(a.two.whirlpool, a.intermediateMint)),
+      w(vault(a.two.whirlpool, a.outputMint)),
+      w(a.destination),
+      s(a.wallet),
+      ...a.one.tickArrays.map(w),
+      ...a.two.tickArrays.map(w),
+      w(a.one.oracle),
+      w(a.two.oracle),
+      r(MEMO_PROGRAM_ID),
     ],
     data,
   );
