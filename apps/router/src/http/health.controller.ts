@@ -36,15 +36,27 @@ export class HealthController {
   @ApiOperation({
     summary:
       'Readiness: 200 {status:"ready"} once the projection has caught up with the log and stays within READY_MAX_LAG_SLOTS slots of its end; ' +
-      '503 {status:"catching up"} while behind, {status:"unavailable"} when unhealthy. Reports the lag in records and slots and the age of the newest ingested record.',
+      '503 {status:"catching up"} while behind, {status:"unavailable"} when unhealthy (as /health, the ingest lag of a chain source included). ' +
+      "Reports the projection's lag in records and slots, the age of the newest ingested record and a chain source's ingest lag in slots.",
   })
   @ApiOkResponse({ type: ReadinessDto })
   @ApiServiceUnavailableResponse({ type: ReadinessDto })
   async ready(@Res() res: Response): Promise<void> {
-    const h = await this.projections.health();
+    let h = await this.projections.health();
+    if (h.ok) h = await this.ingestLag.health();
     const lag = await this.projections.lag.read().catch(() => null);
+    const beat = await this.ingestLag.latest().catch(() => null);
     const projection = lag === null ? null : { lagRecords: lag.records, lagSlots: lag.slots, slot: lag.slot, logSlot: lag.logSlot };
-    const ingest = lag === null ? null : { newestRecordAgeSeconds: lag.newestRecordAgeSeconds === null ? null : Math.round(lag.newestRecordAgeSeconds * 10) / 10 };
+    const ingest =
+      lag === null
+        ? null
+        : {
+            newestRecordAgeSeconds: lag.newestRecordAgeSeconds === null ? null : Math.round(lag.newestRecordAgeSeconds * 10) / 10,
+            // a chain source's last heartbeat (none for the simulated market or a recording)
+            source: beat?.source ?? null,
+            chainSlot: beat?.chainSlot ?? null,
+            lagSlots: beat === null ? null : Math.max(0, beat.chainSlot - beat.ingestedSlot),
+          };
     if (!h.ok && this.projections.isReady) res.status(503).json({ status: 'unavailable', reason: h.reason, projection, ingest });
     else if (!this.projections.isReady || lag === null || lag.slots > this.config.readyMaxLagSlots) {
       res.status(503).json({ status: 'catching up', reason: h.reason ?? `projection ${lag?.slots ?? '?'} slots behind the log (at most ${this.config.readyMaxLagSlots})`, projection, ingest });

@@ -104,6 +104,9 @@ export class ProjectionLagDto {
 export class IngestFreshnessDto {
   @ApiProperty({ type: 'number', nullable: true, description: 'seconds since the newest pool-updates record was appended (null: the log is empty)' })
   newestRecordAgeSeconds!: number | null;
+  @ApiProperty({ type: String, nullable: true, description: "the chain source of the last ingest-status heartbeat (rpc, geyser); null for the simulated market or a recording" }) source!: string | null;
+  @ApiProperty({ type: 'integer', nullable: true, description: 'the chain slot that heartbeat saw' }) chainSlot!: number | null;
+  @ApiProperty({ type: 'integer', nullable: true, description: 'chain slot minus the newest slot ingested, from that heartbeat' }) lagSlots!: number | null;
 }
 
 export class ReadinessDto {
