@@ -6,18 +6,11 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, Max, Min, Validate, ValidatorConstraint, type ValidatorConstraintInterface } from 'class-validator';
-import { isPublicKey } from '../../../../libs/solana/src/base58';
 import { dexProgramId } from '../quote/route-controls';
+import { PublicKeyConstraint } from '../swap/swap-body.dto';
 import type { MarketInfo } from '../projection/projection';
 
 export const MAX_PAGE = 1000;
-
-@ValidatorConstraint({ name: 'mint' })
-class MintConstraint implements ValidatorConstraintInterface {
-  validate(value: unknown): boolean {
-    return isPublicKey(value);
-  }
-}
 
 @ValidatorConstraint({ name: 'program' })
 class ProgramConstraint implements ValidatorConstraintInterface {
@@ -49,7 +42,7 @@ class PageQueryDto {
 export class MarketsQueryDto extends PageQueryDto {
   @ApiPropertyOptional({ description: 'only pools trading this mint (either side)' })
   @IsOptional()
-  @Validate(MintConstraint)
+  @Validate(PublicKeyConstraint)
   mint?: string;
 
   @ApiPropertyOptional({ description: 'only pools of this program: its poolType label (any case, see /api/v1/dexes) or program id' })
@@ -66,7 +59,7 @@ export class MarketsQueryDto extends PageQueryDto {
 export class TokensQueryDto extends PageQueryDto {
   @ApiPropertyOptional({ description: 'only this mint' })
   @IsOptional()
-  @Validate(MintConstraint)
+  @Validate(PublicKeyConstraint)
   mint?: string;
 }
 

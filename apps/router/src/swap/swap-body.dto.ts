@@ -9,7 +9,7 @@ import { ROUTE_CONTROL_ORDER, RouteControlsDto } from '../http/route-controls.dt
 const U64_MAX = (1n << 64n) - 1n;
 
 @ValidatorConstraint({ name: 'publicKey' })
-class PublicKeyConstraint implements ValidatorConstraintInterface {
+export class PublicKeyConstraint implements ValidatorConstraintInterface {
   validate(value: unknown): boolean {
     return isPublicKey(value);
   }
