@@ -28,6 +28,8 @@ export interface ChainGateway {
   readonly kind: 'sim' | 'rpc';
   latestBlockhash(): Promise<LatestBlockhash>;
   simulate(transaction: VersionedTransaction): Promise<SimulationResult>;
+  /** recent prioritization fees (micro-lamports per unit, one per recent slot) for transactions writing these accounts; absent: the gateway has none (sim) */
+  recentPrioritizationFees?(writableAccounts: string[]): Promise<number[]>;
 }
 
 /** The gateway could not be reached or answered garbage (the swap answers `simulation failed: <details>`). */

@@ -1,10 +1,11 @@
 /**
  * CHAIN_GATEWAY=rpc: a Solana JSON-RPC node through @solana/web3.js `Connection`
- * (getLatestBlockhash, simulateTransaction with sigVerify off: the transaction is unsigned).
+ * (getLatestBlockhash, simulateTransaction with sigVerify off: the transaction is unsigned;
+ * getRecentPrioritizationFees for a priority level).
  * RPC_KEY goes where libs/solana/src/rpc-endpoint.ts says (the URL's empty parameter, or Bearer).
  * `check()` at start: the node answers and takes the key, or the start stops naming the variable.
  */
-import { Connection, type SimulatedTransactionResponse, type VersionedTransaction } from '@solana/web3.js';
+import { Connection, PublicKey, type SimulatedTransactionResponse, type VersionedTransaction } from '@solana/web3.js';
 import { PROGRAM_IDS } from '../../../../libs/solana/src/programs';
 import { classifyRpcError, rpcEndpoints } from '../../../../libs/solana/src/rpc-endpoint';
 import { ChainGatewayError, isSlippageError, TOKEN_INSUFFICIENT_FUNDS, type ChainGateway, type LatestBlockhash, type SimulationResult } from './chain-gateway';
@@ -66,6 +67,15 @@ export class RpcChainGateway implements ChainGateway {
       throw new ChainGatewayError(`simulateTransaction: ${(e as Error).message}`);
     }
     return simulationFromRpc(transaction, value);
+  }
+
+  async recentPrioritizationFees(writableAccounts: string[]): Promise<number[]> {
+    try {
+      const fees = await this.connection.getRecentPrioritizationFees({ lockedWritableAccounts: writableAccounts.map((a) => new PublicKey(a)) });
+      return fees.map((f) => f.prioritizationFee);
+    } catch (e) {
+      throw new ChainGatewayError(`getRecentPrioritizationFees: ${(e as Error).message}`);
+    }
   }
 }
 

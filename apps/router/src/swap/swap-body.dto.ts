@@ -5,6 +5,7 @@ import type { ValidationPipe } from '@nestjs/common';
 import { isPublicKey } from '../../../../libs/solana/src/base58';
 import { createApiValidationPipe } from '../http/api-error';
 import { ROUTE_CONTROL_ORDER, RouteControlsDto } from '../http/route-controls.dto';
+import { parsePrioritizationFee, parseUnitPrice } from './priority-fee';
 
 const U64_MAX = (1n << 64n) - 1n;
 
@@ -19,6 +20,20 @@ export class PublicKeyConstraint implements ValidatorConstraintInterface {
 class PositiveU64Constraint implements ValidatorConstraintInterface {
   validate(value: unknown): boolean {
     return typeof value === 'string' && /^[1-9][0-9]{0,19}$/.test(value) && BigInt(value) <= U64_MAX;
+  }
+}
+
+@ValidatorConstraint({ name: 'unitPrice' })
+class UnitPriceConstraint implements ValidatorConstraintInterface {
+  validate(value: unknown): boolean {
+    return parseUnitPrice(value) !== null;
+  }
+}
+
+@ValidatorConstraint({ name: 'prioritizationFee' })
+class PrioritizationFeeConstraint implements ValidatorConstraintInterface {
+  validate(value: unknown): boolean {
+    return parsePrioritizationFee(value) !== null;
   }
 }
 
@@ -70,6 +85,23 @@ export class InstructionsBodyDto extends RouteControlsDto {
   @IsOptional()
   @IsBoolean()
   allowRequote?: boolean;
+
+  @ApiPropertyOptional({ description: 'priority fee: SetComputeUnitPrice in micro-lamports per compute unit (integer, as a number or a string); in place of COMPUTE_UNIT_PRICE', example: 5000 })
+  @IsOptional()
+  @Validate(UnitPriceConstraint)
+  computeUnitPriceMicroLamports?: number | string;
+
+  @ApiPropertyOptional({
+    description:
+      'priority fee in lamports: a number (about that many lamports in all: the price is floor(lamports × 10^6 / unit limit)), or ' +
+      '{"priorityLevelWithMaxLamports": {"priorityLevel": "medium" | "high" | "veryHigh", "maxLamports": n}}: the level\'s price (50th / 75th / 95th percentile of ' +
+      'getRecentPrioritizationFees on the writable accounts with CHAIN_GATEWAY=rpc; 10,000 / 100,000 / 1,000,000 micro-lamports per unit on the sim chain), capped at maxLamports in all. ' +
+      'Not with computeUnitPriceMicroLamports',
+    example: 100000,
+  })
+  @IsOptional()
+  @Validate(PrioritizationFeeConstraint)
+  prioritizationFeeLamports?: number | string | { priorityLevelWithMaxLamports: { priorityLevel: string; maxLamports: number } };
 }
 
 /** the quote fields are required unless the body names a quoteId (then they are checked against the quote when given) */
@@ -86,7 +118,7 @@ export class SwapBodyDto extends InstructionsBodyDto {
 }
 
 /** the order the errors are checked in: the first invalid field in it is reported */
-export const SWAP_BODY_ORDER = ['userWallet', 'inputMint', 'outputMint', 'amount', 'swapMode', 'slippageBps', 'quoteId', 'allowRequote', 'skipSimulation', ...ROUTE_CONTROL_ORDER] as const;
+export const SWAP_BODY_ORDER = ['userWallet', 'inputMint', 'outputMint', 'amount', 'swapMode', 'slippageBps', 'quoteId', 'allowRequote', 'computeUnitPriceMicroLamports', 'prioritizationFeeLamports', 'skipSimulation', ...ROUTE_CONTROL_ORDER] as const;
 
 /** API error texts per field (API.md §7: the wallet's is `invalid user wallet`) */
 const FIELD_ERROR: Record<string, string> = { userWallet: 'invalid user wallet' };

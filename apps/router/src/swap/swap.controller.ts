@@ -12,6 +12,7 @@ import { QUOTE_ID_ERRORS } from '../quote/served-quotes';
 import { InstructionsEnvelopeDto, SwapEnvelopeDto } from './swap-result.dto';
 import { CHAIN_GATEWAY, type ChainGateway, type SimulationResult } from '../chain/chain-gateway';
 import { SimChainGateway } from '../chain/sim.gateway';
+import { priorityFeeOf } from './priority-fee.dto';
 import { createSwapBodyPipe, FaucetBodyDto, InstructionsBodyDto, SendBodyDto, SwapBodyDto } from './swap-body.dto';
 import { SwapService } from './swap.service';
 import type { InstructionsResult, SwapResult } from './swap-result';
@@ -67,7 +68,7 @@ export class SwapController {
   @ApiErrorTexts({ ...ROUTE_ERRORS, 500: ['simulation failed: <details>', 'failed to build transaction'] }, { body: true })
   async swap(@Body(pipe) b: SwapBodyDto, @Res({ passthrough: true }) res: Response): Promise<{ success: true; data: SwapResult }> {
     const t = this.builds.target(b);
-    const answered = await this.swaps.answerSwap({ ...paramsOf(b.userWallet, t), skipSimulation: b.skipSimulation ?? false });
+    const answered = await this.swaps.answerSwap({ ...paramsOf(b.userWallet, t), ...priorityFeeOf(b), skipSimulation: b.skipSimulation ?? false });
     this.builds.record('swap', b.userWallet, t, answered, res);
     return { success: true, data: answered.data };
   }
@@ -82,9 +83,9 @@ export class SwapController {
   })
   @ApiOkResponse({ type: InstructionsEnvelopeDto, headers: QUOTE_ID_HEADER_DOC })
   @ApiErrorTexts({ ...ROUTE_ERRORS, 500: ['failed to build instructions', 'missing pool data'] }, { body: true })
-  instructions(@Body(pipe) b: InstructionsBodyDto, @Res({ passthrough: true }) res: Response): { success: true; data: InstructionsResult } {
+  async instructions(@Body(pipe) b: InstructionsBodyDto, @Res({ passthrough: true }) res: Response): Promise<{ success: true; data: InstructionsResult }> {
     const t = this.builds.target(b);
-    const answered = this.swaps.answerInstructions(paramsOf(b.userWallet, t));
+    const answered = await this.swaps.answerInstructions({ ...paramsOf(b.userWallet, t), ...priorityFeeOf(b) });
     this.builds.record('instructions', b.userWallet, t, answered, res);
     return { success: true, data: answered.data };
   }

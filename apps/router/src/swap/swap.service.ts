@@ -1,5 +1,5 @@
 import { HttpStatus, Inject, Injectable, Logger } from '@nestjs/common';
-import { VersionedTransaction, type AddressLookupTableAccount } from '@solana/web3.js';
+import { VersionedTransaction, type AddressLookupTableAccount, type TransactionInstruction } from '@solana/web3.js';
 import { APP_CONFIG } from '../../../../libs/config/src/config.module';
 import type { AppConfig } from '../../../../libs/config/src/config';
 import { type SwapMode } from '../../../../libs/amm/src/routing/route-search';
@@ -18,6 +18,8 @@ import { PROGRAM_IDS } from '../../../../libs/solana/src/programs';
 import { MAX_COMPUTE_UNITS } from './compute-units';
 import { instructionsResult, swapResult, type InstructionsResult, type SwapResult } from './swap-result';
 import { controlledSearch, type RouteControls } from '../quote/route-controls';
+import { LEVEL_PRICES, levelPrice, unitPrice, withUnitPrice, writableAccounts, type PriorityFee } from './priority-fee';
+import { groupInstructions, type InstructionGroups } from './instruction-groups';
 import { checkAccountBudget, noRouteWithinMaxAccounts, QUOTE_MEASURE_WALLET } from './account-budget';
 import { metrics } from '../../../../libs/observability/src/metrics';
 
@@ -32,6 +34,8 @@ export interface SwapParams {
   controls?: RouteControls;
   /** build exactly this route (a served quote's, by quoteId): no search, no smaller route when it does not fit */
   fixedRoute?: Route;
+  /** the request's priority fee (none: COMPUTE_UNIT_PRICE) */
+  priorityFee?: PriorityFee;
 }
 
 /** a build's answer with the quote of the route built (its provenance read before the search): what quotes-served records */
@@ -132,7 +136,14 @@ export class SwapService {
   private buildRoute(route: Route, p: SwapParams): BuiltSwap {
     const projection = this.projections.projection;
     const built = buildSwap(
-      { route, userWallet: p.userWallet, slippageBps: p.slippageBps, fee: this.fee, computeUnitPriceMicroLamports: BigInt(this.config.computeUnitPriceMicroLamports) },
+      {
+        route,
+        userWallet: p.userWallet,
+        slippageBps: p.slippageBps,
+        fee: this.fee,
+        // a request's priority fee: a placeholder price that reserves the instruction, set once the unit limit is known
+        computeUnitPriceMicroLamports: p.priorityFee !== undefined ? 1n : BigInt(this.config.computeUnitPriceMicroLamports),
+      },
       projection,
     );
     // the token path, hop count and per-pool percents exactly as the quote reports them:
@@ -158,15 +169,44 @@ export class SwapService {
    * of the best route (a composer may bring its own lookup tables).
    */
   instructions(p: SwapParams): InstructionsResult {
-    return this.answerInstructions(p).data;
+    return this.instructionsAt(p, null).data;
   }
 
   async swap(p: SwapParams & { skipSimulation: boolean }): Promise<SwapResult> {
     return (await this.answerSwap(p)).data;
   }
 
-  /** instructions(), with the quote of the route built */
-  answerInstructions(p: SwapParams): Answered<InstructionsResult> {
+  /** instructions(), grouped, with the quote of the route built; a priority level's price from the chain gateway */
+  async answerInstructions(p: SwapParams): Promise<Answered<InstructionsResult & InstructionGroups>> {
+    return this.instructionsAt(p, async (ixs) => this.levelPriceOf(p.priorityFee, ixs));
+  }
+
+  /** the price of the request's priority level for these instructions (0 for the other kinds) */
+  private async levelPriceOf(fee: PriorityFee | undefined, instructions: readonly TransactionInstruction[]): Promise<bigint> {
+    if (fee?.kind !== 'level') return 0n;
+    let recent: number[] | null = null;
+    if (this.gateway.recentPrioritizationFees !== undefined) {
+      try {
+        recent = await this.gateway.recentPrioritizationFees(writableAccounts(instructions));
+      } catch (e) {
+        this.logger.warn(`getRecentPrioritizationFees: ${(e as Error).message}; the fixed table applies`);
+      }
+    }
+    return levelPrice(fee.level, recent);
+  }
+
+  /** the instructions with the request's priority price for their unit limit (`level`: its level's price) */
+  private priced(p: SwapParams, built: BuiltSwap, level: bigint): BuiltSwap {
+    if (p.priorityFee === undefined) return built;
+    return { ...built, instructions: withUnitPrice(built.instructions, unitPrice(p.priorityFee, built.computeUnitsEstimate, level)) };
+  }
+
+  private instructionsAt(p: SwapParams, level: null): Answered<InstructionsResult & InstructionGroups>;
+  private instructionsAt(p: SwapParams, level: (ixs: readonly TransactionInstruction[]) => Promise<bigint>): Promise<Answered<InstructionsResult & InstructionGroups>>;
+  private instructionsAt(
+    p: SwapParams,
+    level: ((ixs: readonly TransactionInstruction[]) => Promise<bigint>) | null,
+  ): Answered<InstructionsResult & InstructionGroups> | Promise<Answered<InstructionsResult & InstructionGroups>> {
     let built: BuiltSwap;
     let tables: AddressLookupTableAccount[];
     let quote: () => QuoteResponse;
@@ -181,7 +221,14 @@ export class SwapService {
       tables = this.tables.select(p.userWallet, built.instructions);
       quote = () => buildQuoteResponse(best.bestRoute!, { slippageBps: p.slippageBps, contextSlot, logPosition, fee: this.fee });
     }
-    return { data: instructionsResult(built, tables.map((t) => t.key.toBase58())), quote: quote() };
+    const answer = (b: BuiltSwap): Answered<InstructionsResult & InstructionGroups> => ({
+      data: { ...instructionsResult(b, tables.map((t) => t.key.toBase58())), ...groupInstructions(b.instructions) },
+      quote: quote(),
+    });
+    // without a level to ask the gateway about (the sync path), a level takes its table price
+    if (level === null) return answer(this.priced(p, built, p.priorityFee?.kind === 'level' ? LEVEL_PRICES[p.priorityFee.level] : 0n));
+    const b0 = built;
+    return level(b0.instructions).then((l) => answer(this.priced(p, b0, l)));
   }
 
   /** swap(), with the quote of the route built and the message hash */
@@ -210,12 +257,14 @@ export class SwapService {
       }
       throw e;
     }
+    const level = await this.levelPriceOf(p.priorityFee, built.instructions);
+    if (p.priorityFee !== undefined) ({ built, compiled } = this.withUnitLimit(built, built.computeUnitsEstimate, p, level, latest.blockhash));
     let simulation: SimulationResult | undefined;
     if (!p.skipSimulation) {
       simulation = await this.simulate(compiled);
       if (!simulation.success && isComputeBudgetExceeded(simulation)) {
         // the estimate was short: measure with the most a transaction may use, then set the limit from that
-        const roomy = this.withUnitLimit(built, MAX_COMPUTE_UNITS, p.userWallet, latest.blockhash);
+        const roomy = this.withUnitLimit(built, MAX_COMPUTE_UNITS, p, level, latest.blockhash);
         simulation = await this.simulate(roomy.compiled);
       }
       if (!simulation.success) throw new ApiError(HttpStatus.INTERNAL_SERVER_ERROR, `simulation failed: ${simulation.error}`);
@@ -223,7 +272,7 @@ export class SwapService {
         // the sim chain charges the compute-unit model (already an upper bound of the programs'
         // consumption); a node's simulation is the consumption itself and gets the margin
         const limit = this.gateway.kind === 'sim' ? simulation.computeUnitsConsumed : unitLimitFromSimulation(simulation.computeUnitsConsumed);
-        ({ built, compiled } = this.withUnitLimit(built, limit, p.userWallet, latest.blockhash));
+        ({ built, compiled } = this.withUnitLimit(built, limit, p, level, latest.blockhash));
       }
     }
     const message = VersionedTransaction.deserialize(compiled.bytes).message.serialize();
@@ -243,10 +292,12 @@ export class SwapService {
   }
 
   /** the same swap with another compute unit limit (the first instruction), compiled again (same size) */
-  private withUnitLimit(built: BuiltSwap, units: number, wallet: string, blockhash: string): { built: BuiltSwap; compiled: CompiledTransaction } {
+  private withUnitLimit(built: BuiltSwap, units: number, p: SwapParams, level: bigint, blockhash: string): { built: BuiltSwap; compiled: CompiledTransaction } {
+    const wallet = p.userWallet;
     const [first, ...rest] = built.instructions;
     if (first.programId.toBase58() !== PROGRAM_IDS.computeBudget || first.data[0] !== 2) throw new Error('the first instruction is not SetComputeUnitLimit');
-    const next: BuiltSwap = { ...built, computeUnitsEstimate: units, instructions: [setComputeUnitLimit(units), ...rest] };
+    // the request's priority price follows the limit (a lamport amount stays within itself)
+    const next: BuiltSwap = this.priced(p, { ...built, computeUnitsEstimate: units, instructions: [setComputeUnitLimit(units), ...rest] }, level);
     try {
       return { built: next, compiled: compileTransaction(wallet, next.instructions, blockhash, this.tables.select(wallet, next.instructions)) };
     } catch (e) {

@@ -1,0 +1,35 @@
+/**
+ * The instructions of a build grouped the way composers use them, besides the flat list:
+ * `computeBudgetInstructions` (unit limit and price), `setupInstructions` (everything before the
+ * first swap: token accounts created idempotently, SOL wrapped), `swapInstructions` (the first
+ * swap to the last, with what runs between hops, such as SOL moved between a native and a
+ * wrapped hop) and `cleanupInstructions` (after the last swap: the aggregator fee transfer, the
+ * wrapped-SOL account closed). Concatenated in this order they are the flat list. Plain.
+ */
+import type { TransactionInstruction } from '@solana/web3.js';
+import { PROGRAM_IDS } from '../../../../libs/solana/src/programs';
+import { rawInstruction, type RawInstruction } from './swap-result';
+
+export interface InstructionGroups {
+  computeBudgetInstructions: RawInstruction[];
+  setupInstructions: RawInstruction[];
+  swapInstructions: RawInstruction[];
+  cleanupInstructions: RawInstruction[];
+}
+
+const SWAP_PROGRAMS = new Set<string>([PROGRAM_IDS.orcaWhirlpool, PROGRAM_IDS.raydiumClmm, PROGRAM_IDS.raydiumCpmm, PROGRAM_IDS.raydiumAmmV4, PROGRAM_IDS.pumpSwapAmm, PROGRAM_IDS.pumpFun]);
+
+export function groupInstructions(instructions: readonly TransactionInstruction[]): InstructionGroups {
+  const programs = instructions.map((ix) => ix.programId.toBase58());
+  const budget = programs.findIndex((p) => p !== PROGRAM_IDS.computeBudget);
+  const lead = budget < 0 ? programs.length : budget;
+  const first = programs.findIndex((p) => SWAP_PROGRAMS.has(p));
+  let last = -1;
+  programs.forEach((p, i) => {
+    if (SWAP_PROGRAMS.has(p)) last = i;
+  });
+  const start = first < 0 ? instructions.length : first;
+  const end = last < 0 ? instructions.length : last + 1;
+  const raw = (from: number, to: number): RawInstruction[] => instructions.slice(from, to).map(rawInstruction);
+  return { computeBudgetInstructions: raw(0, lead), setupInstructions: raw(lead, start), swapInstructions: raw(start, end), cleanupInstructions: raw(end, instructions.length) };
+}
