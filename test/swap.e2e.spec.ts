@@ -145,7 +145,9 @@ describe('swap e2e (sim chain)', () => {
     const ins = await post('/api/v1/instructions', { userWallet: wallet, ...params });
     expect(ins.status).toBe(200);
     const i = ins.body.data;
-    expect(Object.keys(i).sort()).toEqual(['addressLookupTableAddresses', 'amountIn', 'amountOut', 'feeAmount', 'hopCount', 'instructions', 'otherAmountThreshold', 'pools', 'route'].sort());
+    // the API's fields, and the same instructions grouped (transaction-options.e2e.spec.ts)
+    const groups = ['computeBudgetInstructions', 'setupInstructions', 'swapInstructions', 'cleanupInstructions'];
+    expect(Object.keys(i).sort()).toEqual(['addressLookupTableAddresses', 'amountIn', 'amountOut', 'feeAmount', 'hopCount', 'instructions', 'otherAmountThreshold', 'pools', 'route', ...groups].sort());
     // the quote's amounts are the user's (net of the fee), the same as the built transaction's
     expect(i.amountOut).toBe(q.data.amountOut);
     expect(i.otherAmountThreshold).toBe(q.data.otherAmountThreshold);

@@ -47,6 +47,10 @@ export class InstructionsResultDto extends BuiltRouteDto {
   @ApiProperty({ description: 'ExactIn: minimum output; ExactOut: maximum input' }) otherAmountThreshold!: string;
   @ApiProperty({ type: [RawInstructionDto], description: 'compute-budget instructions first (unit limit, then unit price when configured)' }) instructions!: RawInstructionDto[];
   @ApiProperty({ type: [String], description: 'address lookup tables that compress these instructions in a version-0 transaction' }) addressLookupTableAddresses!: string[];
+  @ApiProperty({ type: [RawInstructionDto], description: 'the compute-budget instructions of `instructions` (unit limit, unit price)' }) computeBudgetInstructions!: RawInstructionDto[];
+  @ApiProperty({ type: [RawInstructionDto], description: 'what runs before the first swap: token accounts created idempotently, SOL wrapped' }) setupInstructions!: RawInstructionDto[];
+  @ApiProperty({ type: [RawInstructionDto], description: 'the first swap to the last, with what runs between hops' }) swapInstructions!: RawInstructionDto[];
+  @ApiProperty({ type: [RawInstructionDto], description: 'after the last swap: the aggregator fee transfer, the wrapped-SOL account closed' }) cleanupInstructions!: RawInstructionDto[];
 }
 
 export class SwapEnvelopeDto {
