@@ -25,6 +25,7 @@ export const SUITES: Record<string, string> = {
   'stream-window': './stream-window.bench',
   'stream-rates': './stream-rates.bench',
   swap: './swap.bench',
+  landing: './landing.bench',
 };
 
 const OUT = path.join(__dirname, '..', 'BENCHMARKS.md');
