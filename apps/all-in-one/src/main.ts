@@ -3,6 +3,7 @@ import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { logger } from '../../../libs/observability/src/logger';
 import { startApp } from '../../../libs/observability/src/start';
+import { accessSummary, startChecksOrExit } from '../../../libs/auth/src/self-hosted';
 import { IngestorModule } from '../../ingestor/src/ingestor.module';
 import { RouterModule } from '../../router/src/router.module';
 import { configureHttpApp } from '../../router/src/http-app';
@@ -15,6 +16,7 @@ export class AllInOneModule {}
 
 async function bootstrap(): Promise<void> {
   const { config, nestLogger } = startApp('all-in-one');
+  await startChecksOrExit(config);
   const app = await NestFactory.create(AllInOneModule, { logger: nestLogger });
   configureHttpApp(app);
   useStreamWsAdapter(app);
@@ -22,7 +24,7 @@ async function bootstrap(): Promise<void> {
   await app.listen(config.port);
   logger().info(
     `swap aggregator listening on :${config.port} (log: ${config.logDriver}, data: ${config.dataDir}, source: ${config.ingestSource}) — ` +
-      `REST /api/v1, docs /api/docs, stream /api/v1/stream, health /health, readiness /ready, metrics /metrics`,
+      `REST /api/v1, docs /api/docs, stream /api/v1/stream, health /health, readiness /ready, metrics /metrics; ${accessSummary(config)}`,
   );
 }
 

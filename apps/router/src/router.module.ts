@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ConfigModule } from '../../../libs/config/src/config.module';
 import { LogModule } from '../../../libs/log/src/log.module';
+import { AccessModule } from '../../../libs/auth/src/access.module';
 import { QuotesServedService } from './audit/quotes-served.service';
 import { HealthController } from './http/health.controller';
 import { InterestHost } from './interest/interest-host';
@@ -20,7 +21,7 @@ import { BuildAudit } from './swap/build-audit';
 
 /** The router: pool-updates → in-memory projection → quotes over HTTP. */
 @Module({
-  imports: [ConfigModule, LogModule],
+  imports: [ConfigModule, LogModule, AccessModule],
   controllers: [QuoteController, MarketsController, DexesController, HealthController, PriceController, SwapController, SimChainController],
   providers: [ProjectionService, IngestLagService, QuoteService, ServedQuotes, PriceService, QuotesServedService, SwapService, BuildAudit, chainGatewayProvider, InterestHost],
   exports: [ProjectionService, QuoteService, PriceService, QuotesServedService, InterestHost],

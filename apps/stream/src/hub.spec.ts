@@ -119,12 +119,19 @@ describe('StreamHub', () => {
     hub.connect(a);
     // crossing the limit within one frame: '4' twice and '5' are over it
     const r = hub.subscribe(a, ['1', '2', '3', '4', '4', '5', '1'].map((x) => pair(x)));
-    expect(r).toEqual({ count: 3, errors: [expect.stringMatching(/; 2 pair\(s\) rejected$/)] });
+    expect(r).toEqual({ count: 3, errors: [expect.stringMatching(/; 2 pair\(s\) rejected$/)], overRoom: 0 });
     // at the limit: a new pair repeated, plus pairs already held and an invalid one
     const again = hub.subscribe(a, [pair('9'), pair('9'), pair('1'), pair('9', false), { in: SOL }, pair('2')]);
-    expect(again).toEqual({ count: 0, errors: [expect.stringMatching(/; 2 pair\(s\) rejected$/)] });
+    expect(again).toEqual({ count: 0, errors: [expect.stringMatching(/; 2 pair\(s\) rejected$/)], overRoom: 0 });
     // only duplicates of held pairs: nothing is rejected
-    expect(hub.subscribe(a, [pair('1'), pair('3')])).toEqual({ count: 0, errors: [] });
+    expect(hub.subscribe(a, [pair('1'), pair('3')])).toEqual({ count: 0, errors: [], overRoom: 0 });
+  });
+
+  it('accepts at most `room` new pairs and counts the distinct ones refused for it', () => {
+    const a = new FakeConn();
+    hub.connect(a);
+    expect(hub.subscribe(a, ['1', '2', '2', '3'].map((x) => pair(x)), 1)).toEqual({ count: 1, errors: [], overRoom: 2 });
+    expect(hub.stats().subscriptions).toBe(1);
   });
 
   it('withdraws interest when the last subscriber leaves or disconnects', () => {

@@ -22,6 +22,8 @@ export interface SubscribeOutcome {
   count: number;
   /** messages explaining rejected pairs (limit reached); invalid and duplicate pairs are skipped silently */
   errors: string[];
+  /** the distinct new pairs refused because `room` was used up (the caller explains those) */
+  overRoom: number;
 }
 
 /**
@@ -105,13 +107,17 @@ export class StreamHub {
     this.conns.set(conn, { subs: new Set(), lastSent: new Map() });
   }
 
-  /** Accept valid, new pairs up to the limit; push the cached quote of each accepted pair at once. */
-  subscribe(conn: StreamConnection, pairs: unknown[]): SubscribeOutcome {
+  /**
+   * Accept valid, new pairs up to the limit, and at most `room` of them (the caller's own cap,
+   * e.g. per API key); push the cached quote of each accepted pair at once.
+   */
+  subscribe(conn: StreamConnection, pairs: unknown[], room = Infinity): SubscribeOutcome {
     const state = this.conns.get(conn);
-    if (!state) return { count: 0, errors: [] };
+    if (!state) return { count: 0, errors: [], overRoom: 0 };
     let count = 0;
     /** the distinct pairs refused for the limit (a pair repeated in the frame is one pair) */
     let limited: Set<string> | undefined;
+    let overRoom: Set<string> | undefined;
     for (const raw of pairs) {
       const tuple = parseTuple(raw);
       if (!tuple) continue;
@@ -119,6 +125,10 @@ export class StreamHub {
       if (state.subs.has(key)) continue;
       if (state.subs.size >= this.maxPerConnection) {
         (limited ??= new Set()).add(key);
+        continue;
+      }
+      if (count >= room) {
+        (overRoom ??= new Set()).add(key);
         continue;
       }
       count++;
@@ -136,13 +146,13 @@ export class StreamHub {
       if (t.last) {
         this.deliver(conn, state, t.key, t.last);
         // the first quote found the connection's queue full: it was dropped, stop here
-        if (this.conns.get(conn) !== state) return { count, errors: [] };
+        if (this.conns.get(conn) !== state) return { count, errors: [], overRoom: 0 };
       }
     }
     const errors = limited
       ? [`subscription limit reached: at most ${this.maxPerConnection} pairs per connection; ${limited.size} pair(s) rejected`]
       : [];
-    return { count, errors };
+    return { count, errors, overRoom: overRoom?.size ?? 0 };
   }
 
   unsubscribe(conn: StreamConnection, pairs: unknown[]): number {

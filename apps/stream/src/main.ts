@@ -4,6 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import type { Response } from 'express';
 import { APP_CONFIG } from '../../../libs/config/src/config.module';
 import type { AppConfig } from '../../../libs/config/src/config';
+import { accessSummary, startChecksOrExit } from '../../../libs/auth/src/self-hosted';
 import { LOG_PORT, type LogPort } from '../../../libs/log/src/log.port';
 import { logger } from '../../../libs/observability/src/logger';
 import { startApp } from '../../../libs/observability/src/start';
@@ -33,12 +34,13 @@ class StreamAppModule {}
 /** The stream app alone: WS /api/v1/stream, GET /health and GET /metrics on PORT. */
 async function bootstrap(): Promise<void> {
   const { config, nestLogger } = startApp('stream');
+  await startChecksOrExit(config);
   const app = await NestFactory.create(StreamAppModule, { logger: nestLogger });
   configureServerEdge(app);
   useStreamWsAdapter(app);
   app.enableShutdownHooks();
   await app.listen(app.get<AppConfig>(APP_CONFIG).port);
-  logger().info(`stream listening on :${config.port} (log: ${config.logDriver}) — stream /api/v1/stream, health /health, metrics /metrics`);
+  logger().info(`stream listening on :${config.port} (log: ${config.logDriver}) — stream /api/v1/stream, health /health, metrics /metrics; ${accessSummary(config)}`);
 }
 
 void bootstrap();

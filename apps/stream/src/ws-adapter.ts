@@ -1,10 +1,8 @@
 import type { INestApplication } from '@nestjs/common';
 import { WsAdapter } from '@nestjs/platform-ws';
 import type { IncomingMessage } from 'http';
-import { APP_CONFIG } from '../../../libs/config/src/config.module';
-import type { AppConfig } from '../../../libs/config/src/config';
-import { clientOf, RATE_LIMITED_BODY, rateLimiterFor, retryAfterSeconds } from '../../../libs/http/src/rate-limit';
-import type { RateLimiter } from '../../../libs/http/src/rate-limiter';
+import type { AccessGate } from '../../../libs/auth/src/access-gate';
+import { AccessService } from '../../../libs/auth/src/access.module';
 import { parseFrame, type RawFrame } from './protocol';
 import { metrics } from '../../../libs/observability/src/metrics';
 
@@ -19,27 +17,33 @@ type VerifyClient = (info: { req: IncomingMessage }, done: (ok: boolean, code?: 
 
 /**
  * The ws adapter with the stream's frame parser (raw `{op, pairs}` frames, no {event, data}
- * wrapper). The upgrade request counts against the API's rate limit (API.md §8: the upgrade
- * only; the process's limiter, shared with the REST API when both are served): over it, the
- * upgrade is refused with 429, `Retry-After` and the JSON envelope. A client frame over
+ * wrapper). The upgrade request passes the access gate (API.md §5, §8: the key check, and the
+ * rate limit on the upgrade only, shared with the REST API): refused, the upgrade is answered
+ * with the gate's status (401, 403, 429 with `Retry-After`, 503) and the JSON envelope. A client frame over
  * maxPayload is the client's doing and is answered on the wire (close 1009 by the ws library):
  * it is not logged as a server error. Every other socket or server error is logged as before.
  */
 export class StreamWsAdapter extends WsAdapter {
   constructor(
     app: INestApplication,
-    private readonly limiter: RateLimiter,
+    private readonly gate: AccessGate,
   ) {
     super(app, { messageParser: (data: RawFrame) => parseFrame(data) });
   }
 
   override create(port: number, options: Record<string, unknown> & { path?: string }): unknown {
-    if (this.limiter.unlimited) return super.create(port, options);
     const verifyClient: VerifyClient = ({ req }, done) => {
-      const d = this.limiter.take(clientOf(req));
-      if (d.allowed) return done(true);
-      metrics.rateLimited('stream');
-      done(false, 429, RATE_LIMITED_BODY, { 'Content-Type': 'application/json; charset=utf-8', 'Retry-After': retryAfterSeconds(d) });
+      this.gate.admit(req, 'stream').then(
+        (a) => {
+          if (a.ok) return done(true);
+          if (a.status === 429) metrics.rateLimited('stream');
+          done(false, a.status, a.body, { ...a.headers, 'Content-Type': 'application/json; charset=utf-8' });
+        },
+        (e: Error) => {
+          this.logger.error(e);
+          done(false, 500, JSON.stringify({ success: false, error: 'internal error' }), { 'Content-Type': 'application/json; charset=utf-8' });
+        },
+      );
     };
     return super.create(port, { ...options, verifyClient });
   }
@@ -56,5 +60,5 @@ export class StreamWsAdapter extends WsAdapter {
 }
 
 export function useStreamWsAdapter(app: INestApplication): void {
-  app.useWebSocketAdapter(new StreamWsAdapter(app, rateLimiterFor(app.get<AppConfig>(APP_CONFIG, { strict: false }))));
+  app.useWebSocketAdapter(new StreamWsAdapter(app, app.get(AccessService, { strict: false }).gate));
 }

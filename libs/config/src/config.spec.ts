@@ -79,8 +79,30 @@ describe('loadConfig', () => {
     expect(loadConfig({}).streamMaxBufferedBytes).toBe(1_048_576);
     expect(loadConfig({ STREAM_MAX_BUFFERED_BYTES: '4096' }).streamMaxBufferedBytes).toBe(4096);
     // API.md §8: 60 requests per minute, burst 10 per second; 0 lifts a limit
-    expect(loadConfig({})).toMatchObject({ rateLimitPerMinute: 60, rateLimitPerSecond: 10 });
-    expect(loadConfig({ RATE_LIMIT_PER_MINUTE: '0', RATE_LIMIT_PER_SECOND: '25' })).toMatchObject({ rateLimitPerMinute: 0, rateLimitPerSecond: 25 });
+    expect(loadConfig({}).rateLimitTiers).toEqual({ default: { perMinute: 60, perSecond: 10 } });
+    expect(loadConfig({ RATE_LIMIT_PER_MINUTE: '0', RATE_LIMIT_PER_SECOND: '25' }).rateLimitTiers.default).toEqual({ perMinute: 0, perSecond: 25 });
+  });
+
+  it('reads the access settings: keys, tiers, Redis, proxies, stream caps, the deployment, the sim endpoints', () => {
+    expect(loadConfig({})).toMatchObject({ authMode: 'off', apiKeyPrefix: 'swap', redisUrl: null, trustedProxies: [], streamMaxConnections: 16, streamMaxSubscriptions: 1024, deployment: 'hosted', simEndpoints: true });
+    expect(loadConfig({ RATE_LIMIT_TIERS: 'pro=600/50, free=30/5' }).rateLimitTiers).toEqual({ default: { perMinute: 60, perSecond: 10 }, pro: { perMinute: 600, perSecond: 50 }, free: { perMinute: 30, perSecond: 5 } });
+    expect(loadConfig({ TRUSTED_PROXIES: '10.0.0.1, ::ffff:10.0.0.2' }).trustedProxies).toEqual(['10.0.0.1', '10.0.0.2']);
+    // the sim endpoints: only on the sim chain, and with keys only when asked for
+    expect(loadConfig({ AUTH_MODE: 'keys' }).simEndpoints).toBe(false);
+    expect(loadConfig({ AUTH_MODE: 'keys', SIM_ENDPOINTS: 'on' }).simEndpoints).toBe(true);
+    expect(loadConfig({ CHAIN_GATEWAY: 'rpc', RPC_URL: 'http://127.0.0.1:1', SIM_ENDPOINTS: 'on' }).simEndpoints).toBe(false);
+    for (const [env, msg] of [
+      [{ AUTH_MODE: 'on' }, /AUTH_MODE/],
+      [{ API_KEY_PREFIX: 'Bad_' }, /API_KEY_PREFIX/],
+      [{ RATE_LIMIT_TIERS: 'pro=600' }, /RATE_LIMIT_TIERS/],
+      [{ REDIS_URL: 'localhost:6379' }, /REDIS_URL/],
+      [{ TRUSTED_PROXIES: 'proxy.local' }, /TRUSTED_PROXIES/],
+      [{ STREAM_MAX_CONNECTIONS: '0' }, /STREAM_MAX_CONNECTIONS/],
+      [{ SIM_FAUCET_MAX: '18446744073709551616' }, /SIM_FAUCET_MAX/],
+      [{ DEPLOYMENT: 'self-hosted', RPC_URL: 'http://127.0.0.1:1' }, /DEPLOYMENT=self-hosted needs LICENSE_KEY, LICENSE_PUBLIC_KEY, RPC_KEY/],
+    ] as const) {
+      expect(() => loadConfig(env)).toThrow(msg);
+    }
   });
 
   it('reads the kafka brokers list', () => {

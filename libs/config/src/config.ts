@@ -73,12 +73,6 @@ export interface AppConfig extends LogLifecycleSettings {
   /** LOOKUP_TABLES_REFRESH_MS: how often those tables are read again */
   lookupTablesRefreshMs: number;
   /**
-   * RATE_LIMIT_PER_MINUTE / RATE_LIMIT_PER_SECOND: requests a client (by address) may make to
-   * /api/v1 (REST, and the stream's upgrade request) in any minute / any second; 0: no such limit
-   */
-  rateLimitPerMinute: number;
-  rateLimitPerSecond: number;
-  /**
    * INTEREST_WORKERS: worker threads sharing the live stream's quote work (0: on the router's main
    * thread); auto (default): 1 on a machine with at least AUTO_WORKER_CPUS cores, else 0
    */
@@ -111,6 +105,30 @@ export interface AppConfig extends LogLifecycleSettings {
   readyMaxLagSlots: number;
   /** QUOTES_KEPT: served quotes kept in memory for /swap and /instructions by quoteId (the oldest go first) */
   quotesKept: number;
+  /** access: keys, limits, stream caps, the deployment and the sim endpoints (see accessSettings) */
+  authMode: 'keys' | 'off';
+  /** API_KEY_PREFIX: the fixed prefix of every key (`<prefix>_<64 hex>`) */
+  apiKeyPrefix: string;
+  /** the rate-limit tiers: `default` (RATE_LIMIT_PER_MINUTE / _PER_SECOND) and those of RATE_LIMIT_TIERS */
+  rateLimitTiers: Record<string, { perMinute: number; perSecond: number }>;
+  /** REDIS_URL: the Redis the rate limits are counted in, shared by every replica (null: in memory) */
+  redisUrl: string | null;
+  /** TRUSTED_PROXIES: addresses whose X-Forwarded-For is believed (keys off: the limit is per client address) */
+  trustedProxies: string[];
+  /** STREAM_MAX_CONNECTIONS / STREAM_MAX_SUBSCRIPTIONS: per key (per address with keys off) */
+  streamMaxConnections: number;
+  streamMaxSubscriptions: number;
+  /** STREAM_PING_MS: ping interval; a connection without a pong, or with output queued, for a whole interval is dropped */
+  streamPingMs: number;
+  /** DEPLOYMENT: hosted, or self-hosted (needs LICENSE_KEY, LICENSE_PUBLIC_KEY, RPC_URL and RPC_KEY) */
+  deployment: 'hosted' | 'self-hosted';
+  licenseKey: string | null;
+  /** LICENSE_PUBLIC_KEY: the vendor's Ed25519 public key (PEM, or base64 of its SPKI DER) */
+  licensePublicKey: string | null;
+  /** the sim chain's faucet and send: CHAIN_GATEWAY=sim, and with AUTH_MODE=keys only with SIM_ENDPOINTS=on */
+  simEndpoints: boolean;
+  /** SIM_FAUCET_MAX: the most one faucet call credits (smallest units) */
+  simFaucetMax: bigint;
 }
 
 export class ConfigError extends Error {
@@ -202,8 +220,6 @@ export function loadConfig(env: Env = process.env): AppConfig {
     maxHops: int(env, 'MAX_HOPS', 5, 1, 5),
     priceStablecoins: stablecoins(env),
     streamMaxBufferedBytes: int(env, 'STREAM_MAX_BUFFERED_BYTES', 1_048_576, 1, 1 << 30),
-    rateLimitPerMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 60, 0, 1_000_000_000),
-    rateLimitPerSecond: int(env, 'RATE_LIMIT_PER_SECOND', 10, 0, 1_000_000_000),
     interestWorkers: interestWorkers(env),
     searchWorker: oneOf(env, 'SEARCH_WORKER', 'off', ['on', 'off'] as const),
     streamRefreshMs: streamRefreshMs(env),
@@ -214,6 +230,7 @@ export function loadConfig(env: Env = process.env): AppConfig {
     ...opsSettings(env),
     ...swapApiSettings(env),
     ...lifecycle(env),
+    ...accessSettings(env),
   };
 }
 
@@ -254,6 +271,74 @@ function lifecycle(env: Env): LogLifecycleSettings {
     if (e instanceof DurationError) throw new ConfigError(e.message);
     throw e;
   }
+}
+
+type AccessSettings = Pick<
+  AppConfig,
+  | 'authMode'
+  | 'apiKeyPrefix'
+  | 'rateLimitTiers'
+  | 'redisUrl'
+  | 'trustedProxies'
+  | 'streamMaxConnections'
+  | 'streamMaxSubscriptions'
+  | 'streamPingMs'
+  | 'deployment'
+  | 'licenseKey'
+  | 'licensePublicKey'
+  | 'simEndpoints'
+  | 'simFaucetMax'
+>;
+
+const set = (env: Env, name: string): string | null => (env[name] !== undefined && env[name]!.trim() !== '' ? env[name]!.trim() : null);
+
+/** RATE_LIMIT_TIERS: `name=perMinute/perSecond` entries, comma-separated (0: no such window) */
+function rateLimitTiers(env: Env): AppConfig['rateLimitTiers'] {
+  const tiers: AppConfig['rateLimitTiers'] = {
+    default: { perMinute: int(env, 'RATE_LIMIT_PER_MINUTE', 60, 0, 1_000_000_000), perSecond: int(env, 'RATE_LIMIT_PER_SECOND', 10, 0, 1_000_000_000) },
+  };
+  for (const entry of (set(env, 'RATE_LIMIT_TIERS') ?? '').split(',').filter((e) => e.trim() !== '')) {
+    const m = /^([a-z0-9][a-z0-9_-]{0,31})=(\d{1,10})\/(\d{1,10})$/.exec(entry.trim());
+    if (m === null) throw new ConfigError(`RATE_LIMIT_TIERS must be comma-separated name=perMinute/perSecond entries (name: a-z, 0-9, _ or -), got ${JSON.stringify(entry)}`);
+    tiers[m[1]] = { perMinute: Number(m[2]), perSecond: Number(m[3]) };
+  }
+  return tiers;
+}
+
+/** AUTH_MODE, API_KEY_PREFIX, RATE_LIMIT_TIERS, REDIS_URL, TRUSTED_PROXIES, STREAM_MAX_*, STREAM_PING_MS, DEPLOYMENT, LICENSE_*, SIM_* */
+function accessSettings(env: Env): AccessSettings {
+  const authMode = oneOf(env, 'AUTH_MODE', 'off', ['keys', 'off'] as const);
+  const apiKeyPrefix = set(env, 'API_KEY_PREFIX') ?? 'swap';
+  if (!/^[a-z0-9]{1,16}$/.test(apiKeyPrefix)) throw new ConfigError(`API_KEY_PREFIX must be 1 to 16 characters a-z or 0-9, got ${JSON.stringify(apiKeyPrefix)}`);
+  const redisUrl = set(env, 'REDIS_URL');
+  if (redisUrl !== null && !/^rediss?:\/\/[^\s]+$/.test(redisUrl)) throw new ConfigError(`REDIS_URL must be a redis:// or rediss:// URL, got ${JSON.stringify(redisUrl)}`);
+  const trustedProxies = (set(env, 'TRUSTED_PROXIES') ?? '').split(',').map((a) => a.trim().toLowerCase()).filter((a) => a !== '');
+  for (const a of trustedProxies) if (!/^[0-9.]+$|^[0-9a-f:.]+$/.test(a) || !a.match(/[.:]/)) throw new ConfigError(`TRUSTED_PROXIES must be comma-separated IP addresses, got ${JSON.stringify(a)}`);
+  const deployment = oneOf(env, 'DEPLOYMENT', 'hosted', ['hosted', 'self-hosted'] as const);
+  const licenseKey = set(env, 'LICENSE_KEY');
+  const licensePublicKey = set(env, 'LICENSE_PUBLIC_KEY');
+  if (deployment === 'self-hosted') {
+    const missing = ['LICENSE_KEY', 'LICENSE_PUBLIC_KEY', 'RPC_URL', 'RPC_KEY'].filter((n) => set(env, n) === null);
+    if (missing.length > 0) throw new ConfigError(`DEPLOYMENT=self-hosted needs ${missing.join(', ')}`);
+  }
+  const simEndpointsSetting = oneOf(env, 'SIM_ENDPOINTS', 'off', ['on', 'off'] as const);
+  const faucet = set(env, 'SIM_FAUCET_MAX') ?? '1000000000000000';
+  if (!/^[1-9][0-9]{0,19}$/.test(faucet) || BigInt(faucet) > (1n << 64n) - 1n) throw new ConfigError(`SIM_FAUCET_MAX must be a positive integer of at most 2^64-1, got ${JSON.stringify(faucet)}`);
+  return {
+    authMode,
+    apiKeyPrefix,
+    rateLimitTiers: rateLimitTiers(env),
+    redisUrl,
+    trustedProxies: trustedProxies.map((a) => (a.startsWith('::ffff:') && a.includes('.') ? a.slice(7) : a)),
+    streamMaxConnections: int(env, 'STREAM_MAX_CONNECTIONS', 16, 1, 100_000),
+    streamMaxSubscriptions: int(env, 'STREAM_MAX_SUBSCRIPTIONS', 1024, 1, 10_000_000),
+    streamPingMs: int(env, 'STREAM_PING_MS', 15_000, 100, 3_600_000),
+    deployment,
+    licenseKey,
+    licensePublicKey,
+    simEndpoints: (env.CHAIN_GATEWAY ?? 'sim') === 'sim' && (authMode === 'off' || simEndpointsSetting === 'on'),
+    simFaucetMax: BigInt(faucet),
+  };
 }
 
 /** LOOKUP_TABLES (comma-separated addresses; they need RPC_URL), LOOKUP_TABLES_REFRESH_MS */

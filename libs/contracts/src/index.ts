@@ -4,3 +4,4 @@ export * from './pool-update';
 export * from './stream';
 export * from './quotes-served';
 export * from './interner';
+export * from './api-keys';

@@ -6,6 +6,7 @@ export const TOPICS = {
   quotesServed: 'quotes-served',
   /** chain sources' heartbeats: the chain's slot and the slot ingested (libs/contracts/src/ingest-status.ts) */
   ingestStatus: 'ingest-status',
+  apiKeys: 'api-keys',
 } as const;
 
 export type TopicName = (typeof TOPICS)[keyof typeof TOPICS];

@@ -30,6 +30,7 @@ import { createHash } from 'node:crypto';
 import type { MessageCompiledInstruction, VersionedTransaction } from '@solana/web3.js';
 import { PoolQuoteError, type HopQuote, type Pool } from '../../../../libs/amm/src/pool';
 import { base58Encode } from '../../../../libs/solana/src/base58';
+import { U64_MAX } from '../../../../libs/solana/src/bytes';
 import { MINTS, PROGRAM_IDS } from '../../../../libs/solana/src/programs';
 import { decodeTokenAccount } from '../../../../libs/solana/src/spl-token';
 import { decodeAddressLookupTable } from '../../../../libs/solana/src/address-lookup-table';
@@ -152,6 +153,7 @@ export class SimChain {
     if (amount <= 0n) throw new Error('amount must be positive');
     if (mint === null || mint === MINTS.SOL) {
       const v = (this.lamports.get(wallet) ?? 0n) + amount;
+      if (v > U64_MAX) throw new Error('the balance would pass 2^64-1 (u64)');
       this.lamports.set(wallet, v);
       return { account: wallet, balance: v };
     }
@@ -159,6 +161,7 @@ export class SimChain {
     if (!mintAcc || !isTokenProgram(mintAcc.owner)) throw new Error(`unknown mint ${mint}`);
     const ata = associatedTokenAddress(wallet, mint, mintAcc.owner);
     const cur = this.readToken(accounts, ata) ?? { mint, owner: wallet, amount: 0n, lamports: TOKEN_ACCOUNT_RENT, program: mintAcc.owner };
+    if (cur.amount + amount > U64_MAX) throw new Error('the balance would pass 2^64-1 (u64)');
     const next = { ...cur, amount: cur.amount + amount };
     this.tokens.set(ata, next);
     return { account: ata, balance: next.amount };

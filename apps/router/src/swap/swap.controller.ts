@@ -5,6 +5,8 @@ import { QUOTE_ID_HEADER } from '../http/quote-id';
 import { BuildAudit } from './build-audit';
 import type { BuildTarget } from './by-quote';
 import { VersionedTransaction } from '@solana/web3.js';
+import { APP_CONFIG } from '../../../../libs/config/src/config.module';
+import type { AppConfig } from '../../../../libs/config/src/config';
 import { ApiError, SAME_MINT_ERROR, UNKNOWN_PARAMETER } from '../http/api-error';
 import { ApiErrorTexts, type ErrorTexts } from '../http/api-errors';
 import { NO_ROUTE_WITHIN_MAX_ACCOUNTS } from './account-budget';
@@ -93,14 +95,21 @@ export class SwapController {
 
 const simPipe = createSwapBodyPipe();
 
-/** The sim chain's faucet and send (CHAIN_GATEWAY=sim only; 404 otherwise). */
+/**
+ * The sim chain's faucet and send: only with CHAIN_GATEWAY=sim, and with AUTH_MODE=keys only
+ * when SIM_ENDPOINTS=on (404 `not found` otherwise, as for a route that does not exist); a
+ * faucet call credits at most SIM_FAUCET_MAX.
+ */
 @ApiTags('sim')
 @Controller('api/v1/sim')
 export class SimChainController {
-  constructor(@Inject(CHAIN_GATEWAY) private readonly gateway: ChainGateway) {}
+  constructor(
+    @Inject(CHAIN_GATEWAY) private readonly gateway: ChainGateway,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+  ) {}
 
   private sim(): SimChainGateway {
-    if (!(this.gateway instanceof SimChainGateway)) throw new ApiError(HttpStatus.NOT_FOUND, 'the sim chain is only available with CHAIN_GATEWAY=sim');
+    if (!this.config.simEndpoints || !(this.gateway instanceof SimChainGateway)) throw new ApiError(HttpStatus.NOT_FOUND, 'not found');
     return this.gateway;
   }
 
@@ -109,6 +118,7 @@ export class SimChainController {
   @ApiOperation({ summary: 'Fund a wallet on the sim chain (like a devnet faucet): lamports, or tokens into its associated token account' })
   faucet(@Body(simPipe) b: FaucetBodyDto): { success: true; data: { wallet: string; mint: string | null; account: string; balance: string } } {
     const sim = this.sim();
+    if (BigInt(b.amount) > this.config.simFaucetMax) throw new ApiError(HttpStatus.BAD_REQUEST, `amount over the faucet's cap of ${this.config.simFaucetMax} per call`);
     try {
       const r = sim.fund(b.wallet, b.mint ?? null, BigInt(b.amount));
       return { success: true, data: { wallet: b.wallet, mint: b.mint ?? null, account: r.account, balance: r.balance.toString() } };
