@@ -4,6 +4,8 @@
 #    prebuilt binary can be downloaded);
 #  - python3-confluent-kafka: librdkafka's in-memory mock Kafka cluster, which the Kafka
 #    adapter's contract suite runs against (no Kafka server needed).
+#  - redis-server: the rate limits shared by replicas through Redis (the access suite starts
+#    its own server on a free port).
 # Installs only what is missing; needs root or sudo when something is missing.
 set -euo pipefail
 SUDO=""
@@ -14,6 +16,7 @@ need=()
 /usr/bin/python3 -c 'import confluent_kafka' >/dev/null 2>&1 || need+=(python3-confluent-kafka)
 command -v g++ >/dev/null 2>&1 || need+=(g++)
 command -v make >/dev/null 2>&1 || need+=(make)
+command -v redis-server >/dev/null 2>&1 || need+=(redis-server)
 if [ "${#need[@]}" -eq 0 ]; then
   echo "system packages: all present"
   exit 0

@@ -1,8 +1,9 @@
 /**
  * The stream's caps per owner (an API key, or a client address with keys off), across all of its
  * connections to this instance: at most `maxConnections` open connections, at most
- * `maxSubscriptions` live pairs in all, and at most `maxSubscriptions` new pairs accepted a
- * minute (so that subscribing and unsubscribing in a loop cannot flood the quote-interest topic).
+ * `maxSubscriptions` live pairs in all, and at most CHURN_FACTOR × `maxSubscriptions` new pairs
+ * accepted a minute (room for reconnections; subscribing and unsubscribing in a loop cannot flood
+ * the quote-interest topic).
  * Plain TypeScript; the clock is injected.
  */
 export interface OwnerCapsLimits {
@@ -19,6 +20,8 @@ interface Tally {
 }
 
 const MINUTE_MS = 60_000;
+/** new pairs a minute, in live caps: a client may resubscribe all it holds a few times a minute */
+export const CHURN_FACTOR = 4;
 
 export class OwnerCaps {
   private readonly owners = new Map<string, Tally>();
@@ -53,7 +56,7 @@ export class OwnerCaps {
       t.since = this.now();
     }
     const live = this.limits.maxSubscriptions - t.subscriptions;
-    const rate = this.limits.maxSubscriptions - t.added;
+    const rate = CHURN_FACTOR * this.limits.maxSubscriptions - t.added;
     return live <= rate ? { left: Math.max(0, live), why: 'live' } : { left: Math.max(0, rate), why: 'rate' };
   }
 
@@ -72,7 +75,7 @@ export class OwnerCaps {
   message(why: 'live' | 'rate', rejected: number): string {
     return why === 'live'
       ? `subscription limit reached: at most ${this.limits.maxSubscriptions} live pairs per key (per address without keys); ${rejected} pair(s) rejected`
-      : `subscription rate limit reached: at most ${this.limits.maxSubscriptions} new pairs a minute per key (per address without keys); ${rejected} pair(s) rejected`;
+      : `subscription rate limit reached: at most ${CHURN_FACTOR * this.limits.maxSubscriptions} new pairs a minute per key (per address without keys); ${rejected} pair(s) rejected`;
   }
 
   private tally(owner: string): Tally {

@@ -27,7 +27,13 @@ export class AccessService implements OnModuleInit, OnApplicationShutdown {
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(LOG_PORT) private readonly log: LogPort,
   ) {
-    this.feed = config.authMode === 'keys' ? new ApiKeysFeed((e) => this.logger.error(`api-keys: a record skipped: ${e.message}`)) : null;
+    this.feed =
+      config.authMode === 'keys'
+        ? new ApiKeysFeed(
+            (e) => this.logger.error(`api-keys: a record skipped: ${e.message}`),
+            (r) => this.logger.log(`api key ${r.id} (tier ${r.tier}) is ${r.state}`),
+          )
+        : null;
     this.redis =
       config.redisUrl === null
         ? null
@@ -47,6 +53,7 @@ export class AccessService implements OnModuleInit, OnApplicationShutdown {
     this.license?.start();
     await this.redis?.connect().catch((e: Error) => this.logger.warn(`redis at start: ${e.message}`));
     await this.feed?.start(this.log);
+    if (this.feed !== null) this.logger.log(`API keys: ${this.feed.registry.list().filter((r) => r.state === 'active').length} active`);
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -35,21 +35,30 @@ export class ApiKeysFeed {
   readonly registry = new ApiKeyRegistry();
   private sub: Subscription | undefined;
 
-  /** @param onBadRecord a record that does not decode: reported, skipped (it grants nothing) */
-  constructor(private readonly onBadRecord: (e: Error) => void) {}
+  /**
+   * @param onBadRecord a record that does not decode: reported, skipped (it grants nothing)
+   * @param onChange a record applied once the feed had caught up (a key created or changed while running)
+   */
+  constructor(
+    private readonly onBadRecord: (e: Error) => void,
+    private readonly onChange: (r: ApiKeyRecord) => void = () => {},
+  ) {}
 
   async start(log: LogPort): Promise<void> {
     await log.ensureTopic(TOPICS.apiKeys);
     const end = await log.endPositions(TOPICS.apiKeys);
     const seen: Positions = {};
     const caughtUp = (): boolean => Object.entries(end).every(([p, o]) => BigInt(seen[p] ?? '0') >= BigInt(o));
+    let live = false;
     let ready!: () => void;
-    const whenReady = new Promise<void>((r) => (ready = r));
+    const whenReady = new Promise<void>((r) => (ready = () => ((live = true), r())));
     if (caughtUp()) ready();
     this.sub = await log.subscribe(TOPICS.apiKeys, { from: 'beginning' }, (records) => {
       for (const rec of records) {
         try {
-          this.registry.apply(decodeApiKeyRecord(rec.value));
+          const r = decodeApiKeyRecord(rec.value);
+          this.registry.apply(r);
+          if (live) this.onChange(r);
         } catch (e) {
           this.onBadRecord(e as Error);
         }
