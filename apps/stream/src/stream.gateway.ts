@@ -46,6 +46,7 @@ class WsConnection implements StreamConnection {
     const queued = this.socket.bufferedAmount > 0;
     if (!this.alive || (queued && this.queuedAtPing && !this.drained)) {
       this.dropped = true;
+      metrics.streamDropped();
       this.socket.terminate();
       return;
     }

@@ -4,6 +4,7 @@
  * non-zero); while running, the license verified again daily, and new requests refused once it
  * has expired (the process stays up).
  */
+import { rpcEndpoints } from '../../../apps/ingestor/src/rpc/rpc-client';
 import type { AppConfig } from '../../config/src/config';
 import { LicenseError, verifyLicense, type LicensePayload } from './license';
 
@@ -12,13 +13,17 @@ const RPC_CHECK_TIMEOUT_MS = 10_000;
 
 type SelfHostedConfig = Pick<AppConfig, 'deployment' | 'licenseKey' | 'licensePublicKey' | 'rpcUrl' | 'rpcKey'>;
 
-/** an authenticated JSON-RPC call (getVersion) with RPC_KEY as a bearer token: a LicenseError when refused or unreachable */
+/**
+ * an authenticated JSON-RPC call (getVersion) with RPC_KEY, where the RPC source puts it (the
+ * URL's empty query parameter, else a bearer token): a LicenseError when refused or unreachable
+ */
 export async function checkRpcKey(rpcUrl: string, rpcKey: string): Promise<void> {
+  const [endpoint] = rpcEndpoints([rpcUrl], [], rpcKey);
   let res: Response;
   try {
-    res = await fetch(rpcUrl, {
+    res = await fetch(endpoint.httpUrl, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${rpcKey}` },
+      headers: { 'content-type': 'application/json', ...endpoint.headers },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'getVersion' }),
       signal: AbortSignal.timeout(RPC_CHECK_TIMEOUT_MS),
     });
