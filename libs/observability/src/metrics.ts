@@ -5,10 +5,12 @@
  * route pattern, a status, a topic, a source; never a mint, an address or a key). Each area of
  * the code records through the small functions below, one line at its own point.
  */
+import { isMainThread } from 'node:worker_threads';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 export const registry = new Registry();
-collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 10, gcDurationBuckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1] });
+// the process's defaults once, from its main thread (a quote worker importing this reports nothing: no one scrapes it)
+if (isMainThread) collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 10, gcDurationBuckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1] });
 
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
