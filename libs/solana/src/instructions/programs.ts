@@ -358,10 +358,7 @@ export interface AmmV4SwapArgs {
 export function raydiumAmmV4Swap(a: AmmV4SwapArgs): TransactionInstruction {
   const info = a.info;
   if (a.inputMint !== info.coinVaultMint && a.inputMint !== info.pcVaultMint) throw new Error(`mint ${a.inputMint} is not in AMM v4 pool ${a.pool}`);
-  const data =
-    a.mode === 'ExactIn'
-      ? new ArgWriter().u8(AMM_V4_TAG.swapBaseIn).u64(a.amount, 'amount_in').u64(a.threshold, 'minimum_amount_out').done()
-      : new ArgWriter().u8(AMM_V4_TAG.swapBaseOut).u64(a.threshold, 'max_amount_in').u64(a.amount, 'amount_out').done();
+  const data = ammV4SwapData(a, AMM_V4_TAG.swapBaseIn, AMM_V4_TAG.swapBaseOut);
   const keys = [r(PROGRAM_IDS.token), w(a.pool), r(ammV4Authority(info.nonce)), w(info.openOrders)];
   if (a.withTargetOrders ?? true) keys.push(w(info.targetOrders));
   keys.push(
@@ -382,6 +379,13 @@ export function raydiumAmmV4Swap(a: AmmV4SwapArgs): TransactionInstruction {
   return instruction(PROGRAM_IDS.raydiumAmmV4, keys, data);
 }
 
+/** AMM v4 swap data: the tag, then (amount_in, minimum_amount_out) or (max_amount_in, amount_out) */
+function ammV4SwapData(a: { mode: SwapDirection; amount: bigint; threshold: bigint }, inTag: number, outTag: number): Buffer {
+  return a.mode === 'ExactIn'
+    ? new ArgWriter().u8(inTag).u64(a.amount, 'amount_in').u64(a.threshold, 'minimum_amount_out').done()
+    : new ArgWriter().u8(outTag).u64(a.threshold, 'max_amount_in').u64(a.amount, 'amount_out').done();
+}
+
 export type AmmV4SwapV2Args = Omit<AmmV4SwapArgs, 'market' | 'withTargetOrders'>;
 
 /**
@@ -393,10 +397,7 @@ export type AmmV4SwapV2Args = Omit<AmmV4SwapArgs, 'market' | 'withTargetOrders'>
 export function raydiumAmmV4SwapV2(a: AmmV4SwapV2Args): TransactionInstruction {
   const info = a.info;
   if (a.inputMint !== info.coinVaultMint && a.inputMint !== info.pcVaultMint) throw new Error(`mint ${a.inputMint} is not in AMM v4 pool ${a.pool}`);
-  const data =
-    a.mode === 'ExactIn'
-      ? new ArgWriter().u8(AMM_V4_TAG.swapBaseInV2).u64(a.amount, 'amount_in').u64(a.threshold, 'minimum_amount_out').done()
-      : new ArgWriter().u8(AMM_V4_TAG.swapBaseOutV2).u64(a.threshold, 'max_amount_in').u64(a.amount, 'amount_out').done();
+  const data = ammV4SwapData(a, AMM_V4_TAG.swapBaseInV2, AMM_V4_TAG.swapBaseOutV2);
   const keys = [
     r(PROGRAM_IDS.token),
     w(a.pool),
