@@ -74,6 +74,20 @@ describe('transaction options', () => {
     expect((c.price! * BigInt(c.limit)) / 1_000_000n).toBeLessThanOrEqual(1000n);
   });
 
+  it('payer: another fee payer signs first and funds the token accounts created; the user still signs', async () => {
+    const payer = Keypair.generate().publicKey.toBase58();
+    const r = await post('/api/v1/swap', { ...body, skipSimulation: true, payer });
+    expect(r.status).toBe(200);
+    const tx = VersionedTransaction.deserialize(Buffer.from(r.body.data.transaction, 'base64'));
+    const keys = tx.message.staticAccountKeys.map((k) => k.toBase58());
+    expect(tx.message.header.numRequiredSignatures).toBe(2);
+    expect(keys.slice(0, 2)).toEqual([payer, wallet]);
+    const creates = tx.message.compiledInstructions.filter((c) => keys[c.programIdIndex] === PROGRAM_IDS.associatedToken);
+    expect(creates.length).toBeGreaterThan(0);
+    for (const c of creates) expect(keys[c.accountKeyIndexes[0]]).toBe(payer);
+    expect((await post('/api/v1/swap', { ...body, payer: 'nope' })).body).toEqual({ success: false, error: 'invalid payer' });
+  });
+
   it('refuses invalid or conflicting priority fees', async () => {
     const both = await post('/api/v1/swap', { ...body, computeUnitPriceMicroLamports: 1, prioritizationFeeLamports: 1 });
     expect(both).toEqual({ status: 400, body: { success: false, error: 'computeUnitPriceMicroLamports and prioritizationFeeLamports exclude each other' } });

@@ -102,6 +102,11 @@ export class InstructionsBodyDto extends RouteControlsDto {
   @IsOptional()
   @Validate(PrioritizationFeeConstraint)
   prioritizationFeeLamports?: number | string | { priorityLevelWithMaxLamports: { priorityLevel: string; maxLamports: number } };
+
+  @ApiPropertyOptional({ description: 'fee payer other than userWallet (base58): the transaction\'s first signer; it pays the fees and the rent of the token accounts created; userWallet still signs' })
+  @IsOptional()
+  @Validate(PublicKeyConstraint)
+  payer?: string;
 }
 
 /** the quote fields are required unless the body names a quoteId (then they are checked against the quote when given) */
@@ -118,7 +123,7 @@ export class SwapBodyDto extends InstructionsBodyDto {
 }
 
 /** the order the errors are checked in: the first invalid field in it is reported */
-export const SWAP_BODY_ORDER = ['userWallet', 'inputMint', 'outputMint', 'amount', 'swapMode', 'slippageBps', 'quoteId', 'allowRequote', 'computeUnitPriceMicroLamports', 'prioritizationFeeLamports', 'skipSimulation', ...ROUTE_CONTROL_ORDER] as const;
+export const SWAP_BODY_ORDER = ['userWallet', 'inputMint', 'outputMint', 'amount', 'swapMode', 'slippageBps', 'quoteId', 'allowRequote', 'computeUnitPriceMicroLamports', 'prioritizationFeeLamports', 'payer', 'skipSimulation', ...ROUTE_CONTROL_ORDER] as const;
 
 /** API error texts per field (API.md §7: the wallet's is `invalid user wallet`) */
 const FIELD_ERROR: Record<string, string> = { userWallet: 'invalid user wallet' };

@@ -43,8 +43,8 @@ const ROUTE_ERRORS = {
 const QUOTE_ID_HEADER_DOC = { [QUOTE_ID_HEADER]: { description: 'id of the quotes-served audit record of this answer', schema: { type: 'string' } } };
 
 /** the builder's parameters of a request's target */
-function paramsOf(userWallet: string, t: BuildTarget) {
-  return { userWallet, ...t.params, controls: t.controls, ...(t.fixedRoute !== undefined ? { fixedRoute: t.fixedRoute } : {}) };
+function paramsOf(userWallet: string, t: BuildTarget, payer: string | undefined) {
+  return { userWallet, ...t.params, controls: t.controls, ...(t.fixedRoute !== undefined ? { fixedRoute: t.fixedRoute } : {}), ...(payer !== undefined ? { payer } : {}) };
 }
 
 @ApiTags('swap')
@@ -70,7 +70,7 @@ export class SwapController {
   @ApiErrorTexts({ ...ROUTE_ERRORS, 500: ['simulation failed: <details>', 'failed to build transaction'] }, { body: true })
   async swap(@Body(pipe) b: SwapBodyDto, @Res({ passthrough: true }) res: Response): Promise<{ success: true; data: SwapResult }> {
     const t = this.builds.target(b);
-    const answered = await this.swaps.answerSwap({ ...paramsOf(b.userWallet, t), ...priorityFeeOf(b), skipSimulation: b.skipSimulation ?? false });
+    const answered = await this.swaps.answerSwap({ ...paramsOf(b.userWallet, t, b.payer), ...priorityFeeOf(b), skipSimulation: b.skipSimulation ?? false });
     this.builds.record('swap', b.userWallet, t, answered, res);
     return { success: true, data: answered.data };
   }
@@ -87,7 +87,7 @@ export class SwapController {
   @ApiErrorTexts({ ...ROUTE_ERRORS, 500: ['failed to build instructions', 'missing pool data'] }, { body: true })
   async instructions(@Body(pipe) b: InstructionsBodyDto, @Res({ passthrough: true }) res: Response): Promise<{ success: true; data: InstructionsResult }> {
     const t = this.builds.target(b);
-    const answered = await this.swaps.answerInstructions({ ...paramsOf(b.userWallet, t), ...priorityFeeOf(b) });
+    const answered = await this.swaps.answerInstructions({ ...paramsOf(b.userWallet, t, b.payer), ...priorityFeeOf(b) });
     this.builds.record('instructions', b.userWallet, t, answered, res);
     return { success: true, data: answered.data };
   }

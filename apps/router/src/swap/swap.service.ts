@@ -20,6 +20,7 @@ import { instructionsResult, swapResult, type InstructionsResult, type SwapResul
 import { controlledSearch, type RouteControls } from '../quote/route-controls';
 import { LEVEL_PRICES, levelPrice, unitPrice, withUnitPrice, writableAccounts, type PriorityFee } from './priority-fee';
 import { groupInstructions, type InstructionGroups } from './instruction-groups';
+import { fundedBy } from './fee-payer';
 import { checkAccountBudget, noRouteWithinMaxAccounts, QUOTE_MEASURE_WALLET } from './account-budget';
 import { metrics } from '../../../../libs/observability/src/metrics';
 
@@ -36,6 +37,8 @@ export interface SwapParams {
   fixedRoute?: Route;
   /** the request's priority fee (none: COMPUTE_UNIT_PRICE) */
   priorityFee?: PriorityFee;
+  /** the fee payer, when not the user (see fee-payer.ts) */
+  payer?: string;
 }
 
 /** a build's answer with the quote of the route built (its provenance read before the search): what quotes-served records */
@@ -86,6 +89,7 @@ export class SwapService {
     const contextSlot = projection.slot;
     const logPosition = projection.positions;
     const fixed = p.fixedRoute;
+    const payer = p.payer ?? p.userWallet;
     const controls = p.controls ?? {};
     const controlled = controlledSearch(controls, this.config.maxHops, this.liquid, p.inputMint, p.outputMint);
     const search = (shape: RouteShape | null): Route => {
@@ -109,17 +113,17 @@ export class SwapService {
         search,
         (route) => this.buildRoute(route, p),
         (built) => {
-          const tables = this.tables.select(p.userWallet, built.instructions);
+          const tables = this.tables.select(payer, built.instructions);
           tablesOf.set(built, tables);
-          checkAccountBudget(p.userWallet, built.instructions, controls.maxAccounts);
-          return measureTransaction(p.userWallet, built.instructions, tables.map((t) => this.tables.addressSet(t)));
+          checkAccountBudget(payer, built.instructions, controls.maxAccounts);
+          return measureTransaction(payer, built.instructions, tables.map((t) => this.tables.addressSet(t)));
         },
         fixed !== undefined ? [] : fitLadder(controlled.maxHops),
         (a, b) => betterNet(a, b, this.fee) === b,
       );
       const tables = tablesOf.get(fitted.built)!;
       const quote = (): QuoteResponse => buildQuoteResponse(fitted.route, { slippageBps: p.slippageBps, contextSlot, logPosition, fee: this.fee });
-      return { route: fitted.route, quote, built: fitted.built, tables, compiled: blockhash === null ? null : compileTransaction(p.userWallet, fitted.built.instructions, blockhash, tables) };
+      return { route: fitted.route, quote, built: fitted.built, tables, compiled: blockhash === null ? null : compileTransaction(payer, fitted.built.instructions, blockhash, tables) };
     } catch (e) {
       if (e instanceof NoFittingRouteError && controls.maxAccounts !== undefined) throw noRouteWithinMaxAccounts();
       if (e instanceof ApiError || e instanceof NoFittingRouteError) throw e;
@@ -153,6 +157,7 @@ export class SwapService {
     built.routePath = q.routePath;
     built.hopCount = q.hopCount;
     built.splitPercents = built.isSplitRoute ? q.routes.map((r) => r.percent) : built.pools.map(() => 100);
+    if (p.payer !== undefined) built.instructions = fundedBy(built.instructions, p.userWallet, p.payer);
     return built;
   }
 
@@ -218,7 +223,7 @@ export class SwapService {
       if (!(e instanceof NoFittingRouteError)) throw e;
       const best = e as NoFittingRouteError<BuiltSwap>;
       built = best.best;
-      tables = this.tables.select(p.userWallet, built.instructions);
+      tables = this.tables.select(p.payer ?? p.userWallet, built.instructions);
       quote = () => buildQuoteResponse(best.bestRoute!, { slippageBps: p.slippageBps, contextSlot, logPosition, fee: this.fee });
     }
     const answer = (b: BuiltSwap): Answered<InstructionsResult & InstructionGroups> => ({
@@ -293,7 +298,7 @@ export class SwapService {
 
   /** the same swap with another compute unit limit (the first instruction), compiled again (same size) */
   private withUnitLimit(built: BuiltSwap, units: number, p: SwapParams, level: bigint, blockhash: string): { built: BuiltSwap; compiled: CompiledTransaction } {
-    const wallet = p.userWallet;
+    const wallet = p.payer ?? p.userWallet;
     const [first, ...rest] = built.instructions;
     if (first.programId.toBase58() !== PROGRAM_IDS.computeBudget || first.data[0] !== 2) throw new Error('the first instruction is not SetComputeUnitLimit');
     // the request's priority price follows the limit (a lamport amount stays within itself)
