@@ -96,7 +96,7 @@ export interface RouteSearchOptions extends SplitOptions {
    * (within two hops of the target; default 1024)
    */
   beamWidth?: number;
-  /** hops beyond the pair's shortest path that are explored (default 1) */
+  /** hops beyond the pair's shortest path that are explored (default: every hop count up to the limit, pruned by bounds) */
   hopSlack?: number;
   /** complete candidate paths recomputed exactly (default 12) */
   exactEvaluations?: number;
@@ -268,16 +268,14 @@ class Compiled {
   exact = false;
   private near: { query: number; key: number; tables: Float64Array[] } | null = null;
   private readonly nearScratch = {
-    r0: new Float64Array(0),
-    r1: new Float64Array(0),
-    r2: new Float64Array(0),
+    /** levels[j][u]: the rate table of j hops (0 .. MAX_HOPS_LIMIT − 1), grown as tokens get ids */
+    levels: [] as Float64Array[],
     /** the tokens the current tables set, set[0 .. setLen) (never shrunk: no reallocation per search) */
     set: [] as number[],
     setLen: 0,
-    /** the target's neighbours while the tables are computed (reused, never shrunk) */
-    first: [] as number[],
-    one: [] as Float64Array[],
-    two: [] as Float64Array[],
+    /** the tokens improved at the level before, and at this one (reused, never shrunk) */
+    frontier: [] as number[],
+    next: [] as number[],
   };
   private scratchBest = new Float64Array(0);
   private scratchIndex = new Int32Array(0);
@@ -435,85 +433,105 @@ class Compiled {
   }
 
   /**
-   * Zero-size rate tables of a DP target for 0, 1 and 2 hops, from the pools as they are now.
+   * Zero-size rate tables of a DP target for 0 .. `depth` hops (2 to MAX_HOPS_LIMIT − 1: what a
+   * search of `depth` + 1 hops bounds its partial paths with), from the pools as they are now.
    * Toward the target (ExactIn): tables[j][u] is the most of the target one unit of u can become
    * within j hops; from the target (ExactOut, the target is the input mint): the most of u one
    * unit of the target can become within j hops; 0 when out of reach (a token with an id past an
-   * array's end too). The first over the target's own pools, the second over its neighbours'
-   * (a hub's list at most). Memoised for the search; the arrays are reused by the next one.
+   * array's end too). Level j relaxes, from level j − 1, only the pools of the tokens that level
+   * improved (Bellman-Ford by frontier). Memoised for the search (a deeper request computes
+   * again); the arrays are reused by the next one.
    */
-  nearRates(target: number, towardTarget: boolean): Float64Array[] {
+  nearRates(target: number, towardTarget: boolean, depth = 2): Float64Array[] {
     const key = target * 2 + (towardTarget ? 1 : 0);
+    depth = Math.max(2, Math.min(MAX_HOPS_LIMIT - 1, depth));
     const memo = this.near;
-    if (memo !== null && memo.query === this.query && memo.key === key) return memo.tables;
-    const tables = this.computeNearRates(target, towardTarget);
+    if (memo !== null && memo.query === this.query && memo.key === key && memo.tables.length > depth) return memo.tables;
+    const tables = this.computeNearRates(target, towardTarget, depth);
     this.near = { query: this.query, key, tables };
     return tables;
   }
 
-  private computeNearRates(target: number, towardTarget: boolean): Float64Array[] {
-    const a = this.adj(target);
-    // compile the neighbours first: every token within two hops then has an id
-    for (let j = 0; j < a.others.length; j++) this.adj(a.others[j]);
-    const n = this.mints.length;
-    // reused arrays: the entries the previous tables set go back to 0 first
+  /** the level arrays of the rate tables hold at least n tokens (contents kept) */
+  private growNear(n: number): Float64Array[] {
     const sc = this.nearScratch;
-    if (sc.r1.length < n) {
-      const size = Math.max(n, 2 * sc.r1.length);
-      sc.r0 = new Float64Array(size);
-      sc.r1 = new Float64Array(size);
-      sc.r2 = new Float64Array(size);
-      sc.setLen = 0;
-      sc.one = [sc.r0, sc.r1];
-      sc.two = [sc.r0, sc.r1, sc.r2];
+    if (sc.levels.length > 0 && sc.levels[0].length >= n) return sc.levels;
+    const size = Math.max(n, 2 * (sc.levels.length > 0 ? sc.levels[0].length : 0), 1024);
+    const levels: Float64Array[] = [];
+    for (let j = 0; j < MAX_HOPS_LIMIT; j++) {
+      const x = new Float64Array(size);
+      if (j < sc.levels.length) x.set(sc.levels[j]);
+      levels.push(x);
     }
-    const { r0, r1, r2, set } = sc;
+    sc.levels = levels;
+    return levels;
+  }
+
+  private computeNearRates(target: number, towardTarget: boolean, depth: number): Float64Array[] {
+    this.adj(target);
+    const sc = this.nearScratch;
+    let L = this.growNear(this.mints.length);
+    // reused arrays: the entries the previous tables set go back to 0 first
+    const set = sc.set;
     for (let i = 0; i < sc.setLen; i++) {
       const u = set[i];
-      r0[u] = r1[u] = r2[u] = 0;
+      for (let j = 0; j < L.length; j++) L[j][u] = 0;
     }
     let setLen = 0;
     try {
-      r0[target] = r1[target] = r2[target] = 1;
+      for (let j = 0; j <= depth; j++) L[j][target] = 1;
       set[setLen++] = target;
       const outward = !towardTarget;
       const exact = this.exact;
-      const first = sc.first;
-      let firstLen = 0;
-      for (let j = 0; j < a.others.length; j++) {
-        const u = a.others[j];
-        const x = this.rate(a, target, j, outward);
-        if (x > r1[u]) {
-          if (r1[u] === 0) {
-            first[firstLen++] = u;
-            set[setLen++] = u;
-          }
-          r1[u] = r2[u] = x;
+      let frontier = sc.frontier;
+      let next = sc.next;
+      let frontierLen = 1;
+      frontier[0] = target;
+      for (let j = 1; j <= depth; j++) {
+        // level j starts as level j − 1 (a path within j − 1 hops is within j)
+        if (j > 1) {
+          const prev = L[j - 1];
+          const cur = L[j];
+          for (let i = 0; i < setLen; i++) cur[set[i]] = prev[set[i]];
         }
-      }
-      for (let i = 0; i < firstLen; i++) {
-        const u = first[i];
-        const b = this.adj(u);
-        const ru = r1[u];
-        const pools = b.pools;
-        const refs = b.refs;
-        const others = b.others;
-        const rates = outward ? b.rateOut : b.rateIn;
-        for (let e = 0; e < others.length; e++) {
-          const w = others[e];
-          if (!exact && pools[e] !== refs[e]) this.rate(b, u, e, outward);
-          const x = ru * rates[e];
-          if (x > r2[w]) {
-            if (r2[w] === 0) set[setLen++] = w;
-            r2[w] = x;
+        let nextLen = 0;
+        for (let i = 0; i < frontierLen; i++) {
+          const u = frontier[i];
+          const b = this.adj(u);
+          // compiling u gave its neighbours ids
+          if (this.mints.length > L[0].length) L = this.growNear(this.mints.length);
+          const prev = L[j - 1];
+          const cur = L[j];
+          const ru = prev[u];
+          const pools = b.pools;
+          const refs = b.refs;
+          const others = b.others;
+          const rates = outward ? b.rateOut : b.rateIn;
+          for (let e = 0; e < others.length; e++) {
+            const w = others[e];
+            if (!exact && pools[e] !== refs[e]) this.rate(b, u, e, outward);
+            const x = ru * rates[e];
+            const c = cur[w];
+            if (x > c && w !== target) {
+              if (c === 0) set[setLen++] = w;
+              // the first improvement at this level: the next level relaxes from w
+              if (c === prev[w]) next[nextLen++] = w;
+              cur[w] = x;
+            }
           }
         }
+        const t = frontier;
+        frontier = next;
+        next = t;
+        frontierLen = nextLen;
       }
+      sc.frontier = frontier;
+      sc.next = next;
     } finally {
       // what the next tables clear (never shrunk: no reallocation per search)
       sc.setLen = setLen;
     }
-    return sc.two;
+    return L.slice(0, depth + 1);
   }
 }
 
@@ -545,24 +563,23 @@ function at(table: Float64Array, u: number): number {
 
 /**
  * Hops of the shortest path from `start` to the DP target (UNREACHABLE beyond MAX_HOPS_LIMIT):
- * the rate tables answer up to two hops; beyond, breadth-first from the start side until a
- * token within two hops of the target is met.
+ * the rate tables answer up to their depth; beyond, breadth-first from the start side until a
+ * token the deepest table reaches is met.
  */
-function shortestHops(c: Compiled, start: number, target: number, tables: Float64Array[]): number {
-  if (start === target) return 0;
-  if (at(tables[1], start) > 0) return 1;
-  const r2 = tables[2];
-  if (at(r2, start) > 0) return 2;
+function shortestHops(c: Compiled, start: number, tables: Float64Array[]): number {
+  const depth = tables.length - 1;
+  for (let j = 0; j <= depth; j++) if (at(tables[j], start) > 0) return j;
+  const deepest = tables[depth];
   const seen = new Set<number>([start]);
   let frontier = [start];
-  for (let d = 1; d + 2 <= MAX_HOPS_LIMIT && frontier.length > 0; d++) {
+  for (let d = 1; d + depth <= MAX_HOPS_LIMIT && frontier.length > 0; d++) {
     const next: number[] = [];
     for (const t of frontier) {
       const o = c.adj(t).others;
       for (let j = 0; j < o.length; j++) {
         const u = o[j];
         if (seen.has(u)) continue;
-        if (at(r2, u) > 0) return d + 2;
+        if (at(deepest, u) > 0) return d + depth;
         seen.add(u);
         next.push(u);
       }
@@ -671,12 +688,12 @@ function searchCandidates(c: Compiled, req: RouteRequest, opts: RouteSearchOptio
   const exactIn = req.mode === 'ExactIn';
   const start = c.id(exactIn ? req.inputMint : req.outputMint);
   const target = c.id(exactIn ? req.outputMint : req.inputMint);
-  const tables = c.nearRates(target, exactIn);
-  const shortest = shortestHops(c, start, target, tables);
+  const tables = c.nearRates(target, exactIn, maxHops - 1);
+  const shortest = shortestHops(c, start, tables);
   if (shortest > maxHops) return [];
-  // paths longer than the shortest by more than `hopSlack` hops pay more fees on more curves and
-  // are not explored (the search cost grows with the hub fan-out at every extra layer)
-  maxHops = Math.min(maxHops, shortest + (opts.hopSlack ?? 1));
+  // every hop count up to the limit is searched, pruned by the rate tables' bounds; `hopSlack`
+  // narrows it to hops beyond the pair's shortest path when given
+  if (opts.hopSlack !== undefined) maxHops = Math.min(maxHops, shortest + Math.max(0, opts.hopSlack));
   const root: Node = { token: start, amount: Number(req.amount), score: 0, hops: 0, pool: null, prev: null };
   const complete: Node[] = [];
   let bound = floor ?? -Infinity;
@@ -1066,7 +1083,7 @@ export function findBestRoute(graph: TokenGraph, req: RouteRequest, opts: RouteS
   const start = exactIn ? req.inputMint : req.outputMint;
   const c = compiled(graph);
   const targetId = c.id(target);
-  if (shortestHops(c, c.id(start), targetId, c.nearRates(targetId, exactIn)) > maxHops) throw new NoRouteError();
+  if (shortestHops(c, c.id(start), c.nearRates(targetId, exactIn, maxHops - 1)) > maxHops) throw new NoRouteError();
 
   const candidates = searchCandidates(c, { ...req, maxHops }, opts);
   searched?.(candidates);
