@@ -38,7 +38,8 @@ interface Measured {
 }
 
 function measure(pools: number, queries: number): Measured {
-  const market = new SimMarket({ seed: 11, pools, tokens: Math.max(64, Math.floor(pools / 4)), swapsPerSlot: 64, programs: ['raydium-cpmm'] });
+  const programs = process.env.QUOTE_BENCH_PROGRAMS === 'cpmm' ? (['raydium-cpmm'] as const) : 'all';
+  const market = new SimMarket({ seed: 11, pools, tokens: Math.max(64, Math.floor(pools / 4)), swapsPerSlot: 64, programs });
   const genesis = market.genesis().map(encodePoolUpdate);
   global.gc?.();
   const heap0 = process.memoryUsage().heapUsed;
@@ -97,7 +98,7 @@ export async function bench(): Promise<BenchSection[]> {
   const targets: Record<number, number> = { 10_000: 5, 100_000: 25 };
   const sizes = (process.env.QUOTE_BENCH_POOLS ?? '1000,10000,100000').split(',').map(Number);
   for (const pools of sizes) {
-    const queries = pools >= 100_000 ? 1_000 : 2_000;
+    const queries = Number(process.env.QUOTE_BENCH_QUERIES ?? (pools >= 100_000 ? 1_000 : 2_000));
     const m = measure(pools, queries);
     const target = targets[pools];
     const label = `${pools.toLocaleString('en-US')} pools`;

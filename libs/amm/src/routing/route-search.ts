@@ -98,6 +98,13 @@ export interface RouteSearchOptions extends SplitOptions {
   beamWidth?: number;
   /** hops beyond the pair's shortest path that are explored (default: every hop count up to the limit, pruned by bounds) */
   hopSlack?: number;
+  /**
+   * the deep search (paths more than one hop longer than the pair's shortest, up to the hop
+   * limit): tokens a layer passes on at most, ranked by their bounds (default 48), and partial
+   * paths kept per token per hop count (default 2)
+   */
+  deepBeamWidth?: number;
+  deepCandidatesPerToken?: number;
   /** complete candidate paths recomputed exactly (default 12) */
   exactEvaluations?: number;
   /** candidate paths one search returns at most, best estimate first (default 64) */
@@ -688,22 +695,31 @@ function searchCandidates(c: Compiled, req: RouteRequest, opts: RouteSearchOptio
   const exactIn = req.mode === 'ExactIn';
   const start = c.id(exactIn ? req.inputMint : req.outputMint);
   const target = c.id(exactIn ? req.outputMint : req.inputMint);
-  const tables = c.nearRates(target, exactIn, maxHops - 1);
+  let tables = c.nearRates(target, exactIn);
   const shortest = shortestHops(c, start, tables);
   if (shortest > maxHops) return [];
-  // every hop count up to the limit is searched, pruned by the rate tables' bounds; `hopSlack`
-  // narrows it to hops beyond the pair's shortest path when given
+  // `hopSlack` narrows the search to hops beyond the pair's shortest path when given
   if (opts.hopSlack !== undefined) maxHops = Math.min(maxHops, shortest + Math.max(0, opts.hopSlack));
+  // the near search: paths up to one hop longer than the shortest, wide; the deep search: every
+  // hop count up to the limit, pruned by the deep rate tables' bounds, narrow
+  const near = Math.min(maxHops, shortest + 1);
+  const deep = maxHops > near;
+  if (deep) tables = c.nearRates(target, exactIn, maxHops - 1);
   const root: Node = { token: start, amount: Number(req.amount), score: 0, hops: 0, pool: null, prev: null };
   const complete: Node[] = [];
   let bound = floor ?? -Infinity;
-  if (floor === undefined && maxHops > shortest) {
+  if (floor === undefined && near > shortest) {
     // the shortest paths first (the strict hop limit keeps their search narrow): their best
     // estimate bounds the longer ones
-    layered(c, root, target, shortest, k, exactIn, tables, complete, -Infinity, false, beam);
+    layered(c, root, target, shortest, k, exactIn, tables, complete, -Infinity, false, beam, 1);
     for (const x of complete) if (x.score > bound) bound = x.score;
   }
-  layered(c, root, target, maxHops, k, exactIn, tables, complete, bound, floor === undefined, beam);
+  layered(c, root, target, near, k, exactIn, tables, complete, bound, floor === undefined, beam, 1);
+  if (deep) {
+    if (floor === undefined) for (const x of complete) if (x.score > bound) bound = x.score;
+    // only the paths longer than the near search's are completed (it found the shorter ones)
+    layered(c, root, target, maxHops, Math.min(k, opts.deepCandidatesPerToken ?? 2), exactIn, tables, complete, bound, floor === undefined, opts.deepBeamWidth ?? 48, near + 1);
+  }
 
   complete.sort((a, b) => (a.score === b.score ? a.hops - b.hops : b.score - a.score));
   const out: CandidatePath[] = [];
@@ -733,8 +749,8 @@ function searchCandidates(c: Compiled, req: RouteRequest, opts: RouteSearchOptio
 }
 
 /**
- * One layered DP from `root` up to `maxHops` hops (see findCandidatePaths); complete paths are
- * pushed to `complete`. `bound` (score units: higher is better) prunes partial paths within
+ * One layered DP from `root` up to `maxHops` hops (see findCandidatePaths); complete paths of
+ * at least `minHops` hops are pushed to `complete`. `bound` (score units: higher is better) prunes partial paths within
  * reach of the rate tables; `raise`: complete paths found raise it.
  */
 function layered(
@@ -749,10 +765,12 @@ function layered(
   bound: number,
   raise: boolean,
   beam: number,
+  minHops: number,
 ): void {
   const mints = c.mints;
   const slack = (s: number): number => s - PRUNE_SLACK * Math.abs(s);
   const finish = (node: Node): void => {
+    if (node.hops < minHops) return;
     complete.push(node);
     if (raise && node.score > bound) bound = node.score;
   };
