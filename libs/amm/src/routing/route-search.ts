@@ -100,7 +100,7 @@ export interface RouteSearchOptions extends SplitOptions {
   hopSlack?: number;
   /**
    * the deep search (paths more than one hop longer than the pair's shortest, up to the hop
-   * limit): tokens a layer passes on at most, ranked by their bounds (default 48), and partial
+   * limit): tokens a layer passes on at most, ranked by their bounds (default 32), and partial
    * paths kept per token per hop count (default 2)
    */
   deepBeamWidth?: number;
@@ -440,8 +440,9 @@ class Compiled {
   }
 
   /**
-   * Zero-size rate tables of a DP target for 0 .. `depth` hops (2 to MAX_HOPS_LIMIT − 1: what a
-   * search of `depth` + 1 hops bounds its partial paths with), from the pools as they are now.
+   * Zero-size rate tables of a DP target for 0 .. `depth` hops (2 or 3: what a search of
+   * `depth` + 1 hops bounds its partial paths with; see deeperAround for one more), from the
+   * pools as they are now.
    * Toward the target (ExactIn): tables[j][u] is the most of the target one unit of u can become
    * within j hops; from the target (ExactOut, the target is the input mint): the most of u one
    * unit of the target can become within j hops; 0 when out of reach (a token with an id past an
@@ -451,12 +452,46 @@ class Compiled {
    */
   nearRates(target: number, towardTarget: boolean, depth = 2): Float64Array[] {
     const key = target * 2 + (towardTarget ? 1 : 0);
-    depth = Math.max(2, Math.min(MAX_HOPS_LIMIT - 1, depth));
+    depth = Math.max(2, Math.min(3, depth));
     const memo = this.near;
     if (memo !== null && memo.query === this.query && memo.key === key && memo.tables.length > depth) return memo.tables;
     const tables = this.computeNearRates(target, towardTarget, depth);
     this.near = { query: this.query, key, tables };
     return tables;
+  }
+
+  /**
+   * The tables of nearRates and one level more, for the neighbours of `start` only (0 at every
+   * other token): the first hop of a search from `start` is all that reads it, and it costs the
+   * pools of those neighbours instead of a relaxation over the whole graph.
+   */
+  deeperAround(tables: Float64Array[], start: number, towardTarget: boolean): Float64Array[] {
+    const depth = tables.length - 1;
+    const a = this.adj(start);
+    for (let j = 0; j < a.others.length; j++) this.adj(a.others[j]);
+    const sc = this.nearScratch;
+    // compiling may have given tokens ids past the arrays' end: the grown arrays hold the tables
+    const L = this.growNear(this.mints.length);
+    const prev = L[depth];
+    const cur = L[depth + 1];
+    const set = sc.set;
+    for (let i = 0; i < sc.setLen; i++) cur[set[i]] = 0;
+    for (let j = 0; j < a.others.length; j++) {
+      const u = a.others[j];
+      const b = this.adj(u);
+      const others = b.others;
+      let best = prev[u];
+      for (let e = 0; e < others.length; e++) {
+        // toward the target: u → the other mint, then on; from the target: on to the other mint, then → u
+        const x = this.rate(b, u, e, towardTarget) * prev[others[e]];
+        if (x > best) best = x;
+      }
+      if (best > cur[u]) {
+        if (prev[u] === 0 && cur[u] === 0) set[sc.setLen++] = u;
+        cur[u] = best;
+      }
+    }
+    return L.slice(0, depth + 2);
   }
 
   /** the level arrays of the rate tables hold at least n tokens (contents kept) */
@@ -678,6 +713,11 @@ function sameTokens(a: Node | null, b: Node | null): boolean {
  * ones with the best completion bounds, and a hub evaluates at most that many of its pools.
  * This cuts the fan-out through hubs (a hub → a minor token → another hub rarely beats the hubs'
  * own pools).
+ *
+ * Hop counts: the search above covers paths up to one hop longer than the pair's shortest; a
+ * second, narrower one (deepBeamWidth tokens a layer, deepCandidatesPerToken paths per token)
+ * covers the longer ones up to the hop limit, bounded by the best path found and by rate tables
+ * of three hops (and four, around the start token), so no path is left out by its length alone.
  */
 export function findCandidatePaths(graph: TokenGraph, req: RouteRequest, opts: RouteSearchOptions = {}): CandidatePath[] {
   if (opts.poolFilter) graph = filteredGraph(graph, opts.poolFilter);
@@ -703,8 +743,13 @@ function searchCandidates(c: Compiled, req: RouteRequest, opts: RouteSearchOptio
   // the near search: paths up to one hop longer than the shortest, wide; the deep search: every
   // hop count up to the limit, pruned by the deep rate tables' bounds, narrow
   const near = Math.min(maxHops, shortest + 1);
-  const deep = maxHops > near;
-  if (deep) tables = c.nearRates(target, exactIn, maxHops - 1);
+  // (the split's searches for parts of the amount stay near: the main search's deep candidates
+  // join their flow graph)
+  const deep = maxHops > near && floor === undefined;
+  if (deep) {
+    tables = c.nearRates(target, exactIn, maxHops - 1);
+    if (maxHops - 1 >= tables.length) tables = c.deeperAround(tables, start, exactIn);
+  }
   const root: Node = { token: start, amount: Number(req.amount), score: 0, hops: 0, pool: null, prev: null };
   const complete: Node[] = [];
   let bound = floor ?? -Infinity;
@@ -716,9 +761,9 @@ function searchCandidates(c: Compiled, req: RouteRequest, opts: RouteSearchOptio
   }
   layered(c, root, target, near, k, exactIn, tables, complete, bound, floor === undefined, beam, 1);
   if (deep) {
-    if (floor === undefined) for (const x of complete) if (x.score > bound) bound = x.score;
+    for (const x of complete) if (x.score > bound) bound = x.score;
     // only the paths longer than the near search's are completed (it found the shorter ones)
-    layered(c, root, target, maxHops, Math.min(k, opts.deepCandidatesPerToken ?? 2), exactIn, tables, complete, bound, floor === undefined, opts.deepBeamWidth ?? 48, near + 1);
+    layered(c, root, target, maxHops, Math.min(k, opts.deepCandidatesPerToken ?? 2), exactIn, tables, complete, bound, true, opts.deepBeamWidth ?? 32, near + 1);
   }
 
   complete.sort((a, b) => (a.score === b.score ? a.hops - b.hops : b.score - a.score));
@@ -1048,6 +1093,71 @@ export function evaluatePath(path: { readonly pools: readonly Pool[]; readonly m
   };
 }
 
+/** parallel pools of a hop whose exact quotes exactPools compares at most */
+const PARALLEL_EXACT = 8;
+
+/**
+ * The candidate's token path with, at every hop, the parallel pool whose exact quote is best for
+ * what the hop carries (ExactIn forwards: the most output for the hop's input; ExactOut backwards:
+ * the least input for the hop's output). Every pool's quote is monotone in its amount, so this is
+ * the best exact pool sequence over those tokens; the float guide alone can pick another one where
+ * the integer rounding of small amounts decides. Beyond PARALLEL_EXACT parallel pools, the
+ * candidate's own and those with the best float quotes are compared.
+ */
+function exactPools(c: Compiled, cand: CandidatePath, mode: SwapMode, amount: bigint): CandidatePath {
+  const n = cand.pools.length;
+  const pools = cand.pools.slice();
+  const options = (i: number, floatAmount: number): readonly Pool[] => {
+    const all = c.pairPools(c.id(cand.mints[i]), c.id(cand.mints[i + 1]));
+    if (all.length <= PARALLEL_EXACT) return all;
+    const from = cand.mints[i];
+    const scored = all.map((q) => ({ q, v: mode === 'ExactIn' ? q.approxOut(from, floatAmount) : -q.approxIn(from, floatAmount) }));
+    scored.sort((x, y) => y.v - x.v);
+    const picked = scored.slice(0, PARALLEL_EXACT - 1).map((x) => x.q);
+    if (!picked.includes(cand.pools[i])) picked.push(cand.pools[i]);
+    return picked;
+  };
+  if (mode === 'ExactIn') {
+    let a = amount;
+    for (let i = 0; i < n; i++) {
+      let best: bigint = -1n;
+      for (const q of options(i, Number(a))) {
+        try {
+          const out = q.quoteExactIn(cand.mints[i], a).amountOut;
+          if (out > best || (out === best && q === cand.pools[i])) {
+            best = out;
+            pools[i] = q;
+          }
+        } catch (e) {
+          if (!(e instanceof PoolQuoteError)) throw e;
+        }
+      }
+      // no pool fills the hop: evaluatePath reports the candidate's own failure
+      if (best <= 0n) return { ...cand, pools };
+      a = best;
+    }
+  } else {
+    let b = amount;
+    for (let i = n - 1; i >= 0; i--) {
+      let best: bigint | null = null;
+      for (const q of options(i, Number(b))) {
+        try {
+          const inn = q.quoteExactOut(cand.mints[i], b).amountIn;
+          if (best === null || inn < best || (inn === best && q === cand.pools[i])) {
+            best = inn;
+            pools[i] = q;
+          }
+        } catch (e) {
+          if (!(e instanceof PoolQuoteError)) throw e;
+        }
+      }
+      if (best === null) return { ...cand, pools };
+      b = best;
+    }
+  }
+  return { ...cand, pools };
+}
+
 /** true when route a is strictly better than b (ties: fewer hops, then pool addresses) */
 function routeBetter(a: Route, b: Route): boolean {
   if (a.mode === 'ExactIn') {
@@ -1101,7 +1211,7 @@ export function findBestRoute(graph: TokenGraph, req: RouteRequest, opts: RouteS
   const start = exactIn ? req.inputMint : req.outputMint;
   const c = compiled(graph);
   const targetId = c.id(target);
-  if (shortestHops(c, c.id(start), c.nearRates(targetId, exactIn, maxHops - 1)) > maxHops) throw new NoRouteError();
+  if (shortestHops(c, c.id(start), c.nearRates(targetId, exactIn)) > maxHops) throw new NoRouteError();
 
   const candidates = searchCandidates(c, { ...req, maxHops }, opts);
   searched?.(candidates);
@@ -1110,12 +1220,13 @@ export function findBestRoute(graph: TokenGraph, req: RouteRequest, opts: RouteS
   let lastFailure = 'no path can carry the amount';
   const tried = new Set<string>();
   for (const cand of candidates) {
-    if (tried.size >= limit) break;
+    // past the limit only while nothing fills: a refusal needs every candidate tried
+    if (tried.size >= limit && best !== null) break;
     const key = cand.pools.map((p) => p.address).join(',');
     if (tried.has(key)) continue;
     tried.add(key);
     try {
-      const r = evaluatePath(cand, req.mode, req.amount);
+      const r = evaluatePath(exactPools(c, cand, req.mode, req.amount), req.mode, req.amount);
       if (best === null || routeBetter(r, best)) best = r;
     } catch (e) {
       if (!(e instanceof PoolQuoteError)) throw e;
