@@ -81,7 +81,7 @@ function measure(pools: number, queries: number): Measured {
     const amount = BigInt(Math.max(1, Math.floor((usd / t.priceUsd) * 10 ** t.decimals)));
     const t0 = process.hrtime.bigint();
     try {
-      const r = computeQuote(p, { inputMint: a.mint, outputMint: b.mint, amount, swapMode: exactIn ? 'ExactIn' : 'ExactOut', slippageBps: 50 }, 5);
+      const r = computeQuote(p, { inputMint: a.mint, outputMint: b.mint, amount, swapMode: exactIn ? 'ExactIn' : 'ExactOut', slippageBps: 50 }, 5, { fullHopLimit: true });
       if (q >= warm && r.routes.length > r.hopCount) splits++;
     } catch (e) {
       if (!(e instanceof RouteError)) throw e;

@@ -75,7 +75,7 @@ export class QuoteService {
   /** the best route under the request's route controls (maxAccounts aside: see quoteWithin) */
   quote(p: QuoteParams, controls: RouteControls = {}): RoutedQuote {
     const s = controlledSearch(controls, this.config.maxHops, this.liquid, p.inputMint, p.outputMint);
-    return metrics.timeQuote('quote', () => computeRoutedQuote(this.projections.projection, p, s.maxHops, s.options, this.fee));
+    return metrics.timeQuote('quote', () => computeRoutedQuote(this.projections.projection, p, s.maxHops, { fullHopLimit: true, ...s.options }, this.fee));
   }
 
   /** the quote of a route `find` chooses on the current projection (provenance read before it runs) */

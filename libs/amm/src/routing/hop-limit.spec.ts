@@ -1,5 +1,6 @@
 /**
- * The whole hop limit: on generated graphs (fast-check), the router is never worse than the best
+ * The whole hop limit (fullHopLimit, what REST quotes search with): on generated graphs
+ * (fast-check), the router is never worse than the best
  * single path of at most maxHops hops found by brute force (every simple path priced with the
  * pools' exact math), in both swap modes, and it refuses with `insufficient liquidity` only when
  * no such path fills the amount. Amounts from 10^4 units: below, the integer rounding of each hop
@@ -14,7 +15,7 @@ import { FakePool, graphOf } from './testing/fake-pool';
 const TOKENS = ['t0', 't1', 't2', 't3', 't4', 't5', 't6'];
 
 /** the best exact single path of at most maxHops hops, by enumerating every simple path */
-export function bruteForceBest(pools: Pool[], req: RouteRequest): Route | null {
+function bruteForceBest(pools: Pool[], req: RouteRequest): Route | null {
   let best: Route | null = null;
   const walk = (mint: string, path: Pool[], mints: string[]): void => {
     if (mint === req.outputMint && path.length > 0) {
@@ -75,7 +76,7 @@ describe('route search over the whole hop limit', () => {
           for (const split of [false, true]) {
             let r: Route;
             try {
-              r = findBestRoute(graph, req, { split });
+              r = findBestRoute(graph, req, { split, fullHopLimit: true });
             } catch (e) {
               if (best === null) return;
               // a path fills the amount: no refusal
@@ -94,17 +95,17 @@ describe('route search over the whole hop limit', () => {
     );
   });
 
-  it('a 5-hop path through deep pools beats a shallow direct pool, and hopSlack narrows the search again', () => {
+  it('a 5-hop path through deep pools beats a shallow direct pool with fullHopLimit; without, the search stays one hop past the shortest', () => {
     const chain = [0, 1, 2, 3, 4].map((i) => new FakePool(`c${i}`, TOKENS[i], TOKENS[i + 1], 10n ** 12n, 10n ** 12n, 1));
     const direct = new FakePool('direct', TOKENS[0], TOKENS[5], 10n ** 7n, 10n ** 7n, 1);
     const g = graphOf([...chain, direct]);
     const req: RouteRequest = { inputMint: TOKENS[0], outputMint: TOKENS[5], amount: 10n ** 7n, mode: 'ExactIn', maxHops: 5 };
-    const r = findBestRoute(g, req, { split: false });
+    const r = findBestRoute(g, req, { split: false, fullHopLimit: true });
     expect(r.hops.map((h) => h.pool.address)).toEqual(['c0', 'c1', 'c2', 'c3', 'c4']);
     expect(r).toEqual(bruteForceBest([...chain, direct], req));
-    expect(findBestRoute(g, req, { split: false, hopSlack: 1 }).hops.map((h) => h.pool.address)).toEqual(['direct']);
+    expect(findBestRoute(g, req, { split: false }).hops.map((h) => h.pool.address)).toEqual(['direct']);
     // ExactOut: the same path asks the least input
-    const out = findBestRoute(g, { ...req, mode: 'ExactOut', amount: 5_000_000n }, { split: false });
+    const out = findBestRoute(g, { ...req, mode: 'ExactOut', amount: 5_000_000n }, { split: false, fullHopLimit: true });
     expect(out.hops.map((h) => h.pool.address)).toEqual(['c0', 'c1', 'c2', 'c3', 'c4']);
   });
 });

@@ -53,10 +53,10 @@ describe('findBestRoute', () => {
     const ad = new FakePool('ad', A, D, 1_000n, 1_000n, 0);
     const g = graphOf([ab, bc, cd, ad]);
     // 1000 → 1000*2e6/1001000 = 1998 → 1998*2e6/2001998 = 1996 → 1996*5e5/1001996 = 996; direct: 500
-    // the 3-hop path is two hops longer than the direct pool: found within the hop limit (a
-    // hopSlack of 1 would leave it out)
-    expect(findBestRoute(g, req({ outputMint: D, amount: 1000n }), { hopSlack: 1 }).hops.map((h) => h.pool.address)).toEqual(['ad']);
-    const r = findBestRoute(g, req({ outputMint: D, amount: 1000n }));
+    // the 3-hop path is two hops longer than the direct pool: beyond the default hopSlack (1)
+    expect(findBestRoute(g, req({ outputMint: D, amount: 1000n })).hops.map((h) => h.pool.address)).toEqual(['ad']);
+    for (const opts of [{ hopSlack: 4 }, { fullHopLimit: true }]) expect(findBestRoute(g, req({ outputMint: D, amount: 1000n }), opts).hops.map((h) => h.pool.address)).toEqual(['ab', 'bc', 'cd']);
+    const r = findBestRoute(g, req({ outputMint: D, amount: 1000n }), { hopSlack: 4 });
     expect(r.hops.map((h) => h.pool.address)).toEqual(['ab', 'bc', 'cd']);
     expect(r.hops.map((h) => h.amountOut)).toEqual([1998n, 1996n, 996n]);
     expect(r.hops.map((h) => [h.inputMint, h.outputMint])).toEqual([

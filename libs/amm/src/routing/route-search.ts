@@ -96,8 +96,14 @@ export interface RouteSearchOptions extends SplitOptions {
    * (within two hops of the target; default 1024)
    */
   beamWidth?: number;
-  /** hops beyond the pair's shortest path that are explored (default: every hop count up to the limit, pruned by bounds) */
+  /** hops beyond the pair's shortest path that the near search explores (default 1) */
   hopSlack?: number;
+  /**
+   * true: every hop count up to the request's limit (the deep search below, after the near
+   * search), and each hop of the exact evaluations in the best of its pair's parallel pools;
+   * default false (the near search only, each candidate's own pools)
+   */
+  fullHopLimit?: boolean;
   /**
    * the deep search (paths more than one hop longer than the pair's shortest, up to the hop
    * limit): tokens a layer passes on at most, ranked by their bounds (default 32), and partial
@@ -714,8 +720,8 @@ function sameTokens(a: Node | null, b: Node | null): boolean {
  * This cuts the fan-out through hubs (a hub → a minor token → another hub rarely beats the hubs'
  * own pools).
  *
- * Hop counts: the search above covers paths up to one hop longer than the pair's shortest; a
- * second, narrower one (deepBeamWidth tokens a layer, deepCandidatesPerToken paths per token)
+ * Hop counts: the search above covers paths up to `hopSlack` (1) hops longer than the pair's
+ * shortest; with `fullHopLimit`, a second, narrower one (deepBeamWidth tokens a layer, deepCandidatesPerToken paths per token)
  * covers the longer ones up to the hop limit, bounded by the best path found and by rate tables
  * of three hops (and four, around the start token), so no path is left out by its length alone.
  */
@@ -731,21 +737,19 @@ export function findCandidatePaths(graph: TokenGraph, req: RouteRequest, opts: R
 function searchCandidates(c: Compiled, req: RouteRequest, opts: RouteSearchOptions, floor?: number): CandidatePath[] {
   const k = opts.candidatesPerToken ?? 4;
   const beam = opts.beamWidth ?? 1024;
-  let maxHops = Math.max(1, Math.min(MAX_HOPS_LIMIT, Math.floor(req.maxHops)));
+  const maxHops = Math.max(1, Math.min(MAX_HOPS_LIMIT, Math.floor(req.maxHops)));
   const exactIn = req.mode === 'ExactIn';
   const start = c.id(exactIn ? req.inputMint : req.outputMint);
   const target = c.id(exactIn ? req.outputMint : req.inputMint);
   let tables = c.nearRates(target, exactIn);
   const shortest = shortestHops(c, start, tables);
   if (shortest > maxHops) return [];
-  // `hopSlack` narrows the search to hops beyond the pair's shortest path when given
-  if (opts.hopSlack !== undefined) maxHops = Math.min(maxHops, shortest + Math.max(0, opts.hopSlack));
-  // the near search: paths up to one hop longer than the shortest, wide; the deep search: every
-  // hop count up to the limit, pruned by the deep rate tables' bounds, narrow
-  const near = Math.min(maxHops, shortest + 1);
+  // the near search: paths up to `hopSlack` hops longer than the shortest, wide; the deep search
+  // (fullHopLimit): every hop count up to the limit, pruned by the deep rate tables' bounds, narrow
+  const near = Math.min(maxHops, shortest + Math.max(0, opts.hopSlack ?? 1));
   // (the split's searches for parts of the amount stay near: the main search's deep candidates
   // join their flow graph)
-  const deep = maxHops > near && floor === undefined;
+  const deep = maxHops > near && floor === undefined && opts.fullHopLimit === true;
   if (deep) {
     tables = c.nearRates(target, exactIn, maxHops - 1);
     if (maxHops - 1 >= tables.length) tables = c.deeperAround(tables, start, exactIn);
@@ -1226,7 +1230,7 @@ export function findBestRoute(graph: TokenGraph, req: RouteRequest, opts: RouteS
     if (tried.has(key)) continue;
     tried.add(key);
     try {
-      const r = evaluatePath(exactPools(c, cand, req.mode, req.amount), req.mode, req.amount);
+      const r = evaluatePath(opts.fullHopLimit ? exactPools(c, cand, req.mode, req.amount) : cand, req.mode, req.amount);
       if (best === null || routeBetter(r, best)) best = r;
     } catch (e) {
       if (!(e instanceof PoolQuoteError)) throw e;
