@@ -16,7 +16,7 @@ import { decodeQuoteServed, type QuoteServed } from '../../../../libs/contracts/
 import { TOPICS } from '../../../../libs/contracts/src/topics';
 import type { LogPort, LogRecord, Positions } from '../../../../libs/log/src/log.port';
 import { quoteOn } from './quote-on';
-import { replayProjection, ReplayError, type ReplayResult } from './replay';
+import { replayProjection, ReplayError, type ReplayOptions, type ReplayResult } from './replay';
 
 export interface AuditOptions {
   /** audit only this quote id */
@@ -25,6 +25,8 @@ export interface AuditOptions {
   last?: number;
   /** MAX_HOPS the router served with (default 5) */
   maxHops?: number;
+  /** snapshots to start replays from, progress (see replayProjection) */
+  replay?: ReplayOptions;
 }
 
 export interface AuditEntry {
@@ -96,7 +98,7 @@ export async function auditServedQuotes(log: LogPort, opts: AuditOptions = {}): 
   for (const q of chosen) {
     const entry: AuditEntry = { quoteId: q.quoteId, logPosition: q.logPosition, slot: q.slot, verdict: 'match' };
     try {
-      state = await replayProjection(log, { position: q.logPosition }, 5000, state);
+      state = await replayProjection(log, { position: q.logPosition }, 5000, state, opts.replay);
     } catch (e) {
       if (!(e instanceof ReplayError)) throw e;
       entries.push({ ...entry, verdict: 'unreadable', error: e.message });

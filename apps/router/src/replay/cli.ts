@@ -13,7 +13,8 @@
  *          re-derive served quotes (topic quotes-served) on the state at their log position and
  *          compare them with what was served; exit code 1 on any mismatch
  *
- * Output is JSON on stdout; errors go to stderr with exit code 2.
+ * Output is JSON on stdout; errors go to stderr with exit code 2. A replay starts from the newest
+ * projection snapshot at or before its point (SNAPSHOT_DIR) and reports its progress on stderr.
  */
 import { loadConfig, type AppConfig } from '../../../../libs/config/src/config';
 import { aggregatorFeeOf, type FeeSchedule } from '../quote/aggregator-fee';
@@ -21,7 +22,10 @@ import { createLog } from '../../../../libs/log/src/create-log';
 import type { LogPort } from '../../../../libs/log/src/log.port';
 import { isPublicKey } from '../../../../libs/solana/src/base58';
 import { auditServedQuotes } from './audit';
-import { parsePosition, replayProjection, ReplayError, type ReplayPoint } from './replay';
+import { parsePosition, replayProjection, ReplayError, type ReplayOptions, type ReplayPoint } from './replay';
+import { snapshotDirOf } from '../../../../libs/log/src/create-log';
+import { TOPICS } from '../../../../libs/contracts/src/topics';
+import { ProjectionSnapshots } from '../projection/projection-snapshots';
 import { quoteOn } from './quote-on';
 
 type Args = Record<string, string>;
@@ -69,11 +73,20 @@ function feeOf(args: Args, config: AppConfig): FeeSchedule | null {
   return Number(args.feeBps) === 0 ? null : { bps: Number(args.feeBps), routes };
 }
 
+/** stderr: progress and skipped snapshots (stdout carries only the JSON answer) */
+const toStderr = (m: string): void => void process.stderr.write(`replay: ${m}\n`);
+
+function replayOptions(config: AppConfig): ReplayOptions {
+  const settings = { dir: snapshotDirOf(config), every: 0, intervalMs: 0, keep: config.snapshotKeep };
+  return { snapshots: new ProjectionSnapshots(settings, TOPICS.poolUpdates, { log: toStderr, warn: toStderr }), progress: toStderr };
+}
+
 async function run(log: LogPort, command: string, args: Args, config: AppConfig): Promise<number> {
   const maxHops = config.maxHops;
+  const options = replayOptions(config);
   switch (command) {
     case 'quote': {
-      const r = await replayProjection(log, pointOf(args));
+      const r = await replayProjection(log, pointOf(args), 5000, undefined, options);
       const result = quoteOn(r.projection, {
         inputMint: need(args, 'inputMint'),
         outputMint: need(args, 'outputMint'),
@@ -81,13 +94,13 @@ async function run(log: LogPort, command: string, args: Args, config: AppConfig)
         swapMode: need(args, 'swapMode'),
         slippageBps: args.slippageBps,
       }, maxHops, feeOf(args, config));
-      console.log(JSON.stringify({ replayedTo: { position: r.position, slot: r.projection.slot, records: r.records }, ...result }, null, 2));
+      console.log(JSON.stringify({ replayedTo: replayedTo(r), ...result }, null, 2));
       return 'error' in result ? 1 : 0;
     }
     case 'state': {
-      const r = await replayProjection(log, pointOf(args));
+      const r = await replayProjection(log, pointOf(args), 5000, undefined, options);
       const p = r.projection;
-      const out: Record<string, unknown> = { replayedTo: { position: r.position, slot: p.slot, records: r.records }, stats: p.stats };
+      const out: Record<string, unknown> = { replayedTo: replayedTo(r), stats: p.stats };
       if (args.pool !== undefined) {
         if (!isPublicKey(args.pool)) throw new ReplayError(`--pool ${args.pool} is not a base58 public key`);
         const market = p.markets().find((m) => m.address === args.pool);
@@ -103,13 +116,18 @@ async function run(log: LogPort, command: string, args: Args, config: AppConfig)
       return 0;
     }
     case 'audit': {
-      const report = await auditServedQuotes(log, { id: args.id, last: args.last === undefined ? undefined : Number(args.last), maxHops });
+      const report = await auditServedQuotes(log, { id: args.id, last: args.last === undefined ? undefined : Number(args.last), maxHops, replay: options });
       console.log(JSON.stringify(report, null, 2));
       return report.mismatched > 0 ? 1 : 0;
     }
     default:
       throw new ReplayError(`unknown command "${command}": expected quote, state or audit`);
   }
+}
+
+/** where the replayed state stands: its position, slot, the records read, and the snapshot it started from */
+function replayedTo(r: Awaited<ReturnType<typeof replayProjection>>): Record<string, unknown> {
+  return { position: r.position, slot: r.projection.slot, records: r.records, ...(r.fromSnapshot ? { fromSnapshot: r.fromSnapshot } : {}) };
 }
 
 async function main(): Promise<void> {

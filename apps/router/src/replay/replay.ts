@@ -12,7 +12,10 @@ import { ContractError } from '../../../../libs/contracts/src/errors';
 import { decodePoolUpdate } from '../../../../libs/contracts/src/pool-update';
 import { TOPICS } from '../../../../libs/contracts/src/topics';
 import type { LogPort, Positions } from '../../../../libs/log/src/log.port';
+import { CatchUpProgress } from '../projection/catch-up-progress';
 import { Projection } from '../projection/projection';
+import type { ProjectionSnapshots } from '../projection/projection-snapshots';
+import type { SnapshotHeader } from '../../../../libs/log/src/snapshots/snapshot-files';
 
 export type ReplayPoint = { position: Positions } | { slot: number } | 'end';
 
@@ -22,6 +25,21 @@ export interface ReplayResult {
   position: Positions;
   /** records read and applied (rejected records are counted by the projection) */
   records: number;
+  /** the snapshot the replay started from (its next-to-read positions), when one served */
+  fromSnapshot?: Positions;
+}
+
+export interface ReplayOptions {
+  /** where to look for a snapshot to start from (the nearest one at or before the point) */
+  snapshots?: ProjectionSnapshots | null;
+  /** progress lines (records applied, rate, time left) every 2 s; the CLI's go to stderr */
+  progress?: (message: string) => void;
+}
+
+/** a snapshot whose state lies at or before the point (every partition) */
+function snapshotBefore(header: SnapshotHeader, last: Record<string, bigint>, maxSlot: number | undefined): boolean {
+  if (maxSlot !== undefined) return Number(header.meta.slot) <= maxSlot;
+  return Object.entries(header.positions).every(([p, next]) => last[p] === undefined || BigInt(next) - 1n <= last[p]);
 }
 
 export class ReplayError extends Error {}
@@ -42,7 +60,7 @@ export function parsePosition(text: string): Positions {
  * not have is an error (never a silent shorter replay). With `base` (an earlier result, which is
  * consumed), a target position at or after base's continues from it instead of starting over.
  */
-export async function replayProjection(log: LogPort, point: ReplayPoint, pageSize = 5000, base?: ReplayResult): Promise<ReplayResult> {
+export async function replayProjection(log: LogPort, point: ReplayPoint, pageSize = 5000, base?: ReplayResult, options: ReplayOptions = {}): Promise<ReplayResult> {
   const topic = TOPICS.poolUpdates;
   const end = await log.endPositions(topic);
   /** last offset to apply per partition (inclusive); undefined = up to the end */
@@ -66,10 +84,27 @@ export async function replayProjection(log: LogPort, point: ReplayPoint, pageSiz
     Object.entries(base.position).every(([p, off]) => last[p] === undefined || BigInt(off) <= last[p]);
   const projection = reuse ? base.projection : new Projection();
   const position: Positions = reuse ? { ...base.position } : {};
+  /** next offset to read per partition, where a snapshot says */
+  let restored: Positions | undefined;
+  if (!reuse && options.snapshots) {
+    const header = await options.snapshots.restoreNewest(projection, (h) => snapshotBefore(h, last, maxSlot));
+    if (header) {
+      restored = { ...header.positions };
+      Object.assign(position, projection.positions);
+    }
+  }
+  const begin = await log.beginPositions(topic);
   const from: Positions = {};
   const done = new Set<string>();
   for (const [p, high] of Object.entries(end)) {
-    from[p] = position[p] === undefined ? '0' : String(BigInt(position[p]) + 1n);
+    from[p] = restored?.[p] ?? (position[p] === undefined ? '0' : String(BigInt(position[p]) + 1n));
+    const first = BigInt(begin[p] ?? '0');
+    if (first > BigInt(from[p]) && !(last[p] !== undefined && last[p] < BigInt(from[p]))) {
+      throw new ReplayError(
+        `the state at that point lies before retention: ${topic} partition ${p} now starts at offset ${first} ` +
+          `(older records removed after LOG_RETENTION_POOL_UPDATES), and no snapshot at or before that point covers offsets ${from[p]}–${first - 1n}`,
+      );
+    }
     const nothingLeft = BigInt(from[p]) >= BigInt(high) || (last[p] !== undefined && BigInt(from[p]) > last[p]);
     if (nothingLeft) {
       done.add(p);
@@ -77,9 +112,11 @@ export async function replayProjection(log: LogPort, point: ReplayPoint, pageSiz
     }
   }
   let records = reuse ? base.records : 0;
+  const progress = options.progress ? new CatchUpProgress(from, last[Object.keys(end)[0]] !== undefined && maxSlot === undefined ? nextAfter(last) : end, options.progress) : null;
   while (done.size < Object.keys(end).length) {
     const page = await log.read(topic, from, pageSize);
     if (page.length === 0) break;
+    progress?.applied(page.length, from);
     for (const r of page) {
       const p = String(r.partition);
       if (done.has(p)) continue;
@@ -104,7 +141,13 @@ export async function replayProjection(log: LogPort, point: ReplayPoint, pageSiz
       }
     }
   }
-  return { projection, position, records };
+  return restored ? { projection, position, records, fromSnapshot: restored } : { projection, position, records };
+}
+
+function nextAfter(last: Record<string, bigint>): Positions {
+  const out: Positions = {};
+  for (const [p, o] of Object.entries(last)) out[p] = String(o + 1n);
+  return out;
 }
 
 /** the record's slot; a record that does not decode is left to the projection to reject */
