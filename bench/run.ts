@@ -26,6 +26,7 @@ export const SUITES: Record<string, string> = {
   'stream-rates': './stream-rates.bench',
   swap: './swap.bench',
   landing: './landing.bench',
+  'log-lifecycle': './log-lifecycle.bench',
 };
 
 const OUT = path.join(__dirname, '..', 'BENCHMARKS.md');

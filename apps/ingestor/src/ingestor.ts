@@ -20,7 +20,7 @@ import { decodePoolUpdate, encodePoolUpdate, type PoolUpdate } from '../../../li
 import { TOPICS } from '../../../libs/contracts/src/topics';
 import type { LogMessage, LogPort, LogRecord, Positions } from '../../../libs/log/src/log.port';
 import { readRecording, RecordingWriter } from './file/recording';
-import { CHECKPOINT_EVERY_SLOTS, SimCheckpoints } from './sim/checkpoint';
+import { CHECKPOINT_EVERY_SLOTS, SimCheckpoints, slotDigest } from './sim/checkpoint';
 import { SimMarket } from './sim/market';
 import { metrics } from '../../../libs/observability/src/metrics';
 
@@ -93,6 +93,8 @@ export class Ingestor {
   private market: SimMarket | null = null;
   /** the simulated market's checkpoints (null: no data directory) */
   private readonly checkpoints: SimCheckpoints | null;
+  /** the records of the market's last slot, as appended (a checkpoint keeps their digest) */
+  private lastSlotUpdates: PoolUpdate[] = [];
   private recorder: RecordingWriter | null = null;
   private loop: Promise<void> | null = null;
   private stopping = false;
@@ -197,7 +199,7 @@ export class Ingestor {
   private async checkpoint(): Promise<void> {
     if (!this.checkpoints || !this.market) return;
     try {
-      const c = await this.checkpoints.write(this.market);
+      const c = await this.checkpoints.write(this.market, this.lastSlotUpdates.length > 0 ? slotDigest(this.lastSlotUpdates.map(encodePoolUpdate)) : null);
       this.logger.log(`sim market checkpoint at slot ${this.market.slot}: ${(c.bytes / 1048576).toFixed(1)} MiB, serialized in ${c.serializeMs.toFixed(0)} ms`);
     } catch (e) {
       this.logger.warn(`sim market checkpoint failed: ${(e as Error).message}`);
@@ -207,8 +209,13 @@ export class Ingestor {
   private async prepareSim(): Promise<void> {
     const t0 = performance.now();
     const end = await this.log.endPositions(TOPIC);
-    const restored = total(end) === 0n ? null : await this.checkpoints?.restore(await this.lastSlot(end));
-    const market = restored ?? this.simMarket();
+    const logSlot = total(end) === 0n ? -1 : await this.lastSlot(end);
+    let restored = logSlot < 0 ? null : ((await this.checkpoints?.restore(logSlot)) ?? null);
+    if (restored && restored.market.slot === logSlot && restored.lastSlotDigest !== (await this.slotDigestOf(end, logSlot))) {
+      this.logger.warn(`market checkpoint of slot ${logSlot} does not match the log's records of that slot: regenerating the market instead`);
+      restored = null;
+    }
+    const market = restored?.market ?? this.simMarket();
     this.market = market;
     if (total(end) === 0n) {
       const genesis = market.genesis();
@@ -227,6 +234,12 @@ export class Ingestor {
         `${restored ? `from its checkpoint at slot ${from}` : 'regenerated from genesis'}, ${market.slot - from} slots simulated, in ${(performance.now() - t0).toFixed(0)} ms)`,
     );
     if (market.slot - from > CHECKPOINT_EVERY_SLOTS / 10) await this.checkpoint();
+  }
+
+  /** the digest of the log's records of `slot` (the last one), in offset order */
+  private async slotDigestOf(end: Positions, slot: number): Promise<string> {
+    const records = (await this.tail(end, 5_000)).filter((r) => this.decodeOwn(r).slot === slot);
+    return slotDigest(records.map((r) => r.value));
   }
 
   /** the newest slot among the last records of the log */
@@ -253,9 +266,10 @@ export class Ingestor {
     if (lastSlot === market.startSlot) {
       expected = market.genesis();
     } else if (lastSlot === market.slot) {
-      // a checkpoint of the last slot (written after its append): its writes are the market's accounts now
-      const now = new Map(market.snapshot().map((u) => [u.address, u]));
-      expected = (await this.tail(end, 5_000)).map((r) => this.decodeOwn(r)).filter((u) => u.slot === lastSlot).map((u) => now.get(u.address) ?? u);
+      // a checkpoint of the last slot, whose records it matched by digest (prepareSim): complete
+      this.counters.resumedFromSlot = lastSlot;
+      this.counters.lastSlot = lastSlot;
+      return;
     } else {
       market.advance(lastSlot - market.slot - 1);
       expected = market.step();
@@ -278,6 +292,7 @@ export class Ingestor {
       this.logger.warn(`slot ${lastSlot} was appended only in part (${missing.length} of ${expected.length} records missing): completing it`);
       await this.appendOnce(missing);
     }
+    this.lastSlotUpdates = expected;
   }
 
   /** the last `n` records of every partition */
@@ -317,6 +332,7 @@ export class Ingestor {
       if (this.stopping) break;
       const updates = market.step();
       await this.appendRetrying(updates);
+      this.lastSlotUpdates = updates;
       this.counters.slots++;
       this.counters.lastSlot = market.slot;
       if ((market.slot - market.startSlot) % CHECKPOINT_EVERY_SLOTS === 0) await this.checkpoint();

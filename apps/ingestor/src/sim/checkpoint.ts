@@ -13,6 +13,7 @@
  * runs the market: the ingestor writes one every CHECKPOINT_EVERY_SLOTS slots, after a resume that
  * had to simulate, and when it stops.
  */
+import { createHash } from 'crypto';
 import * as path from 'path';
 import * as v8 from 'v8';
 import { SnapshotFiles } from '../../../../libs/log/src/snapshots/snapshot-files';
@@ -61,18 +62,22 @@ export class SimCheckpoints {
     this.files = new SnapshotFiles(path.join(dataDir, 'sim'), 'sim-market', { onWarn: (m) => logger.warn(m) });
   }
 
-  /** write the market's state now; the time it held the thread, in ms */
-  async write(market: SimMarket): Promise<{ file: string; bytes: number; serializeMs: number }> {
+  /**
+   * write the market's state now, with the digest of its last slot's records as appended
+   * (slotDigest), which a resume compares with the log; the time it held the thread, in ms
+   */
+  async write(market: SimMarket, lastSlotDigest: string | null): Promise<{ file: string; bytes: number; serializeMs: number }> {
     const t0 = performance.now();
     const state = v8.serialize(market);
     const serializeMs = performance.now() - t0;
-    const written = await this.files.write({ format: FORMAT, version: VERSION, positions: { '0': String(market.slot) }, meta: { settings: this.settings, slot: market.slot } }, state.length, [state]);
+    const meta = { settings: this.settings, slot: market.slot, lastSlotDigest };
+    const written = await this.files.write({ format: FORMAT, version: VERSION, positions: { '0': String(market.slot) }, meta }, state.length, [state]);
     this.files.prune(CHECKPOINTS_KEPT);
     return { ...written, serializeMs };
   }
 
-  /** the market of the newest valid checkpoint at or before `slot`, or null */
-  async restore(slot: number): Promise<SimMarket | null> {
+  /** the market of the newest valid checkpoint at or before `slot` and its last slot's digest, or null */
+  async restore(slot: number): Promise<{ market: SimMarket; lastSlotDigest: string | null } | null> {
     for (const e of this.files.list()) {
       try {
         const header = this.files.readHeader(e.file);
@@ -82,13 +87,21 @@ export class SimCheckpoints {
         }
         if (Number(header.positions['0']) > slot) continue;
         const { payload } = await this.files.read(e.file, FORMAT, VERSION);
-        return revive(v8.deserialize(payload) as Record<string, unknown>);
+        const digest = header.meta.lastSlotDigest;
+        return { market: revive(v8.deserialize(payload) as Record<string, unknown>), lastSlotDigest: typeof digest === 'string' ? digest : null };
       } catch (err) {
         this.logger.warn(`skipping market checkpoint ${e.file}: ${(err as Error).message}`);
       }
     }
     return null;
   }
+}
+
+/** the digest of a slot's records (their encoded values in order) */
+export function slotDigest(values: readonly Buffer[]): string {
+  const h = createHash('sha256');
+  for (const v of values) h.update(v);
+  return h.digest('hex');
 }
 
 /** the deserialized graph with its classes' prototypes back (its Buffers come back as Buffers) */

@@ -19,7 +19,7 @@ export const SNAPSHOT_SCHEMA_VERSION = 1;
 const NEW_STRING = 0xffffffff;
 const CHUNK_BYTES = 1 << 20;
 /** items between two yields of the encoder */
-const ITEMS_PER_STEP = 256;
+const ITEMS_PER_STEP = 32;
 
 class ChunkWriter {
   readonly chunks: Buffer[] = [];
