@@ -17,7 +17,7 @@
 import type Database from 'better-sqlite3';
 import { setTimeout as sleep } from 'timers/promises';
 
-const STEP_ROWS = 500;
+const STEP_ROWS = 100;
 const VACUUM_PAGES = 2_000;
 
 export interface TopicRetentionPolicy {
