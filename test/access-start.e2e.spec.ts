@@ -4,20 +4,18 @@
  * instance to start (exit status non-zero, a message naming what is wrong), a licensed start, the
  * keys and license CLIs' output, and no API key in any line a running service logs.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { bearer, rawRequest, upgrade } from './support/access';
-import { freePort } from './support/redis';
+import { freePort, REGISTER, ROOT, startTs, stopProc } from './support/processes';
 import { waitFor } from './support/wait-for';
 
 jest.setTimeout(180_000);
 
-const ROOT = path.resolve(__dirname, '..');
-const REGISTER = path.join(ROOT, 'test', 'support', 'ts-register.js');
 const SMALL_MARKET = { SIM_POOLS: '30', SIM_TOKENS: '10', SIM_SLOT_MS: '200', SIM_SWAPS_PER_SLOT: '2' };
 
 /** run `apps/<app>/src/main.ts` (or a CLI file) to its end: exit status and everything it printed */
@@ -37,27 +35,8 @@ function runToEnd(file: string, args: string[], env: Record<string, string>): Pr
   });
 }
 
-interface Proc {
-  child: ChildProcess;
-  output: () => string;
-}
-
-function start(file: string, env: Record<string, string>): Proc {
-  let out = '';
-  const child = spawn(process.execPath, ['-r', REGISTER, path.join(ROOT, file)], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-  return { child, output: () => out };
-}
-
-async function stop(p: Proc | undefined): Promise<void> {
-  if (!p || p.child.exitCode !== null) return;
-  const exited = new Promise<void>((resolve) => p.child.once('exit', () => resolve()));
-  p.child.kill('SIGTERM');
-  const timer = setTimeout(() => p.child.kill('SIGKILL'), 10_000);
-  await exited;
-  clearTimeout(timer);
-}
+const start = startTs;
+const stop = stopProc;
 
 /** a stand-in JSON-RPC node that takes only `Authorization: Bearer good-key` (401 without a key, 403 with another) */
 async function rpcStandIn(): Promise<{ url: string; close(): Promise<void> }> {

@@ -7,57 +7,19 @@
  * Each process is started from its own main.ts exactly as `npm run start:<app>` would (through
  * the TypeScript require hook instead of a build).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import WebSocket from 'ws';
 import { MINTS } from '../libs/solana/src/programs';
 import { NO_RATE_LIMIT } from './support/config';
 import { kafkaMockUnavailableReason, loudMockBanner, startKafkaMock, type KafkaMock } from './support/kafka-mock';
-
-const ROOT = path.resolve(__dirname, '..');
-const REGISTER = path.join(ROOT, 'test', 'support', 'ts-register.js');
+import { freePort, startTs, stopProc, type Proc } from './support/processes';
 
 jest.setTimeout(120_000);
 
-interface Proc {
-  child: ChildProcess;
-  output: () => string;
-}
-
-function startApp(app: string, env: Record<string, string>): Proc {
-  let out = '';
-  const child = spawn(process.execPath, ['-r', REGISTER, path.join(ROOT, 'apps', app, 'src', 'main.ts')], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-  return { child, output: () => out };
-}
-
-async function stop(p: Proc | undefined): Promise<void> {
-  if (!p || p.child.exitCode !== null) return;
-  const exited = new Promise<void>((resolve) => p.child.once('exit', () => resolve()));
-  p.child.kill('SIGTERM');
-  const timer = setTimeout(() => p.child.kill('SIGKILL'), 10_000);
-  await exited;
-  clearTimeout(timer);
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
+const startApp = (app: string, env: Record<string, string>): Proc => startTs(`apps/${app}/src/main.ts`, env);
+const stop = stopProc;
 
 async function getJson(url: string): Promise<{ status: number; body: any } | null> {
   try {
