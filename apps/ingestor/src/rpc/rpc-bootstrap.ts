@@ -138,7 +138,11 @@ export class RpcBootstrap {
     let slot = 0;
     for (let round = 0; round < MAX_DEPENDENCY_ROUNDS; round++) {
       const curves = this.sink.curvesWithoutMint();
-      for (const curve of curves) slot = Math.max(slot, await this.readCurveTokenAccount(curve));
+      let next = 0;
+      const worker = async (): Promise<void> => {
+        while (next < curves.length) slot = Math.max(slot, await this.readCurveTokenAccount(curves[next++]));
+      };
+      await Promise.all(Array.from({ length: Math.min(RPC_CONCURRENCY, curves.length) }, worker));
       const missing = this.sink.missing();
       if (missing.length === 0 && curves.length === 0) break;
       slot = Math.max(slot, await this.readAccounts(missing, minContextSlot));
