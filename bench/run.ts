@@ -27,6 +27,7 @@ export const SUITES: Record<string, string> = {
   swap: './swap.bench',
   landing: './landing.bench',
   'log-lifecycle': './log-lifecycle.bench',
+  'rpc-ingest': './rpc-ingest.bench',
 };
 
 const OUT = path.join(__dirname, '..', 'BENCHMARKS.md');

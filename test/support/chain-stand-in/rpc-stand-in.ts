@@ -56,6 +56,7 @@ export class RpcStandIn {
   private readonly wss: WebSocketServer;
   private readonly subs = new Map<number, Sub>();
   private readonly accountSubs = new Map<string, Set<Sub>>();
+  private readonly programSubs = new Map<string, Set<Sub>>();
   private nextSub = 1;
   private port = 0;
   private readonly onAccount = (a: ChainAccountChange): void => this.notifyAccount(a);
@@ -295,9 +296,11 @@ export class RpcStandIn {
 
   private addSub(s: Sub): void {
     this.subs.set(s.id, s);
-    if (s.kind === 'account') {
-      let set = this.accountSubs.get(s.address);
-      if (!set) this.accountSubs.set(s.address, (set = new Set()));
+    const index = s.kind === 'account' ? this.accountSubs : s.kind === 'program' ? this.programSubs : null;
+    const key = s.kind === 'account' ? s.address : s.kind === 'program' ? s.owner : '';
+    if (index) {
+      let set = index.get(key);
+      if (!set) index.set(key, (set = new Set()));
       set.add(s);
     }
   }
@@ -307,6 +310,7 @@ export class RpcStandIn {
     if (!s) return false;
     this.subs.delete(id);
     if (s.kind === 'account') this.accountSubs.get(s.address)?.delete(s);
+    if (s.kind === 'program') this.programSubs.get(s.owner)?.delete(s);
     return true;
   }
 
@@ -321,10 +325,8 @@ export class RpcStandIn {
     const context = { slot: a.slot };
     for (const s of this.accountSubs.get(a.address) ?? []) this.send(s, 'accountNotification', { context, value: account });
     if (a.data === null) return; // a closed account belongs to the system program: program subscriptions are not told
-    for (const s of this.subs.values()) {
-      if (s.kind === 'program' && s.owner === a.owner && matches(a.data, s.filters)) {
-        this.send(s, 'programNotification', { context, value: { pubkey: a.address, account } });
-      }
+    for (const s of this.programSubs.get(a.owner) ?? []) {
+      if (s.kind === 'program' && matches(a.data, s.filters)) this.send(s, 'programNotification', { context, value: { pubkey: a.address, account } });
     }
   }
 
