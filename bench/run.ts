@@ -28,6 +28,7 @@ export const SUITES: Record<string, string> = {
   landing: './landing.bench',
   'log-lifecycle': './log-lifecycle.bench',
   'rpc-ingest': './rpc-ingest.bench',
+  geyser: './geyser.bench',
 };
 
 const OUT = path.join(__dirname, '..', 'BENCHMARKS.md');
