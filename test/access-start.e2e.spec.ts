@@ -13,6 +13,10 @@ import type { AddressInfo } from 'node:net';
 import { bearer, rawRequest, upgrade } from './support/access';
 import { freePort, REGISTER, ROOT, startTs, stopProc } from './support/processes';
 import { waitFor } from './support/wait-for';
+import { appendUpdates } from './support/app';
+import { EmbeddedLog } from '../libs/log/src/embedded/embedded-log';
+import { TOPICS } from '../libs/contracts/src/topics';
+import { SimMarket } from '../apps/ingestor/src/sim/market';
 
 jest.setTimeout(180_000);
 
@@ -118,7 +122,13 @@ describe('access: starts, refusals and CLIs (separate processes)', () => {
 
   it('a licensed self-hosted router starts, says so, and serves', async () => {
     const port = await freePort();
-    const p = start('apps/router/src/main.ts', selfHosted({ DATA_DIR: path.join(dir, 'data-licensed'), PORT: String(port) }));
+    // a log with pools in it (a router on an empty log answers /health 503: nothing to route)
+    const dataDir = path.join(dir, 'data-licensed');
+    const log = new EmbeddedLog({ dataDir });
+    await log.ensureTopic(TOPICS.poolUpdates);
+    await appendUpdates(log, new SimMarket({ seed: 3, pools: 12, tokens: 6, swapsPerSlot: 1 }).genesis());
+    await log.close();
+    const p = start('apps/router/src/main.ts', selfHosted({ DATA_DIR: dataDir, PORT: String(port) }));
     try {
       await waitFor(() => p.output().includes('router listening') || p.child.exitCode !== null, 120_000, 'the start-up line', 100);
       expect(p.output()).toContain('self-hosted: licensed to Acme until 2099-01-01T00:00:00.000Z; RPC key accepted by RPC_URL');

@@ -11,6 +11,7 @@
  */
 import type { Pool } from '../../../../libs/amm/src/pool';
 import { findCandidatePaths, RouteError, type CandidatePath, type Route, type RouteRequest, type SwapMode, type TokenGraph } from '../../../../libs/amm/src/routing/route-search';
+import { QUOTE_SEARCH } from '../quote/quote-search';
 import { findBestNetRoute, type FeeSchedule } from '../quote/aggregator-fee';
 
 /** a candidate path by its pools' addresses and its mints */
@@ -50,7 +51,7 @@ export interface RouteSearcher {
 /** the request's candidate paths on `graph` (the route search's first step), at most `max`; none when there is no route */
 export function candidatePathsOn(graph: TokenGraph, req: RouteRequest, max: number): FoundPath[] {
   try {
-    return foundPaths(findCandidatePaths(graph, req), max);
+    return foundPaths(findCandidatePaths(graph, req, QUOTE_SEARCH), max);
   } catch (e) {
     if (!(e instanceof RouteError)) throw e;
     return [];
@@ -73,7 +74,7 @@ export function searchRoute(graph: TokenGraph, req: RouteRequest, max: number, f
     cands = foundPaths(paths, max);
   };
   try {
-    const route = findBestNetRoute(graph, req, fee, {}, searched);
+    const route = findBestNetRoute(graph, req, fee, QUOTE_SEARCH, searched);
     return { cands, route };
   } catch (e) {
     if (!(e instanceof RouteError)) throw e;

@@ -7,6 +7,7 @@ import { buildQuoteResponse, type QuoteResponse } from './quote-response';
 import { aggregatorFeeOf, findBestNetRoute, type FeeSchedule } from './aggregator-fee';
 import { controlledSearch, type RouteControls } from './route-controls';
 import type { Route } from '../../../../libs/amm/src/routing/route-search';
+import { QUOTE_SEARCH } from './quote-search';
 import { metrics } from '../../../../libs/observability/src/metrics';
 
 export interface QuoteParams {
@@ -43,9 +44,10 @@ export interface RoutedQuote {
   response: QuoteResponse;
 }
 
-/** computeQuote, with the route it found */
+/** computeQuote, with the route it found (QUOTE_SEARCH under `opts`) */
 export function computeRoutedQuote(source: QuoteSource, p: QuoteParams, maxHops = 5, opts: RouteSearchOptions = {}, fee: FeeSchedule | null = null): RoutedQuote {
-  return routedQuoteOn(source, p, fee, () => findBestNetRoute(source, { inputMint: p.inputMint, outputMint: p.outputMint, amount: p.amount, mode: p.swapMode, maxHops }, fee, opts));
+  const search = { ...QUOTE_SEARCH, ...opts };
+  return routedQuoteOn(source, p, fee, () => findBestNetRoute(source, { inputMint: p.inputMint, outputMint: p.outputMint, amount: p.amount, mode: p.swapMode, maxHops }, fee, search));
 }
 
 /** the quote of the route `find` chooses on `source`, its provenance read before `find` runs */
@@ -75,7 +77,7 @@ export class QuoteService {
   /** the best route under the request's route controls (maxAccounts aside: see quoteWithin) */
   quote(p: QuoteParams, controls: RouteControls = {}): RoutedQuote {
     const s = controlledSearch(controls, this.config.maxHops, this.liquid, p.inputMint, p.outputMint);
-    return metrics.timeQuote('quote', () => computeRoutedQuote(this.projections.projection, p, s.maxHops, { fullHopLimit: true, ...s.options }, this.fee));
+    return metrics.timeQuote('quote', () => computeRoutedQuote(this.projections.projection, p, s.maxHops, s.options, this.fee));
   }
 
   /** the quote of a route `find` chooses on the current projection (provenance read before it runs) */
