@@ -16,6 +16,7 @@ import type { ProjectionService } from '../../apps/router/src/projection/project
 import type { Projection } from '../../apps/router/src/projection/projection';
 import { SimChainGateway } from '../../apps/router/src/chain/sim.gateway';
 import { LAMPORTS_PER_SIGNATURE, TOKEN_ACCOUNT_RENT } from '../../apps/router/src/chain/sim-chain';
+import type { RouteControls } from '../../apps/router/src/quote/route-controls';
 import { associatedTokenAddress } from '../../libs/solana/src/instructions/common';
 import { MINTS, PROGRAM_IDS } from '../../libs/solana/src/programs';
 import { projectionOf } from '../support/projection';
@@ -79,6 +80,8 @@ export interface SwapAsk {
   amount: bigint;
   swapMode: 'ExactIn' | 'ExactOut';
   slippageBps: number;
+  /** the request's route controls (e.g. one program's direct pools for a per-program sweep) */
+  controls?: RouteControls;
 }
 
 export interface LandedSwap {

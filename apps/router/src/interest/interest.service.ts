@@ -957,7 +957,7 @@ export class InterestService {
    * A check of a tuple without a route: its last search found none. Only the candidates whose
    * estimate moved in the tuple's favour by more than RESEARCH_GAIN since then (the baseline in
    * `candRatio`: the candidate's estimate at that search or at the last such check; 0: it had
-   * none) are looked at, not every change of a candidate pool. They are priced exactly:
+   * none, and gains when it has one) are looked at, not every change of a candidate pool. They are priced exactly:
    *   - the best that carries the amount becomes the route at once (a switch, see switchTo);
    *   - when each of them gives nothing out (the amount is dust for it: the float estimate sees
    *     a fraction of a unit that the program's integer math rounds to zero), no search could do
@@ -974,7 +974,7 @@ export class InterestService {
     for (let i = 0; i < w.candEst.count; i++) {
       const e = w.candEst.estimate(i);
       const base = w.candRatio[i];
-      if (e !== undefined && (base <= 0 || (exactIn ? e > base * (1 + RESEARCH_GAIN) : e * (1 + RESEARCH_GAIN) < base))) (gaining ??= []).push(i);
+      if (e !== undefined && (base <= 0 ? e > 0 : exactIn ? e > base * (1 + RESEARCH_GAIN) : e * (1 + RESEARCH_GAIN) < base)) (gaining ??= []).push(i);
     }
     if (gaining === undefined) {
       this.unqueueSearch(w);
