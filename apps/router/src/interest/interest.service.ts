@@ -62,7 +62,6 @@ import type { LogMessage, LogPort, LogRecord, Positions, Subscription } from '..
 import { ProjectionService } from '../projection/projection.service';
 import { DEFAULT_INTEREST_TTL_MS, InterestRegistry, MAX_INTEREST_TTL_MS, type InterestChange } from './interest-registry';
 import { positionsSince } from './interest-window';
-import { QUOTE_SEARCH } from '../quote/quote-search';
 import { aggregatorFeeOf, betterNet, charge, feeBpsFor, findBestNetRoute, type FeeSchedule } from '../quote/aggregator-fee';
 import { impactBps, quoteFields } from './quote-fields';
 import { NO_PATHS, PathEstimates, PoolStamps, type EstimablePath } from './path-estimates';
@@ -461,7 +460,7 @@ export class InterestService {
       if (last === undefined || last.error !== undefined) continue;
       let fresh: Route;
       try {
-        fresh = findBestNetRoute(projection, this.request(w), this.fee, QUOTE_SEARCH);
+        fresh = findBestNetRoute(projection, this.request(w), this.fee);
       } catch (e) {
         if (!(e instanceof RouteError)) throw e;
         continue;

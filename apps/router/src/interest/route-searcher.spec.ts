@@ -2,7 +2,6 @@ import { SimMarket } from '../../../ingestor/src/sim/market';
 import { RouteError, type Route, type RouteRequest } from '../../../../libs/amm/src/routing/route-search';
 import { FakePool, graphOf } from '../../../../libs/amm/src/routing/testing/fake-pool';
 import { findBestNetRoute, type FeeSchedule } from '../quote/aggregator-fee';
-import { QUOTE_SEARCH } from '../quote/quote-search';
 import { candidatePathsOn, searchOn, searchRoute } from './route-searcher';
 import { projectionOf } from '../../../../test/support/projection';
 
@@ -30,7 +29,7 @@ describe('searchRoute: one search gives the route and the candidate paths', () =
       let expected: Route | undefined;
       let error: string | undefined;
       try {
-        expected = findBestNetRoute(p, req, fee, QUOTE_SEARCH);
+        expected = findBestNetRoute(p, req, fee);
       } catch (e) {
         if (!(e instanceof RouteError)) throw e;
         error = e.message;

@@ -74,7 +74,7 @@ export function searchRoute(graph: TokenGraph, req: RouteRequest, max: number, f
     cands = foundPaths(paths, max);
   };
   try {
-    const route = findBestNetRoute(graph, req, fee, QUOTE_SEARCH, searched);
+    const route = findBestNetRoute(graph, req, fee, {}, searched);
     return { cands, route };
   } catch (e) {
     if (!(e instanceof RouteError)) throw e;

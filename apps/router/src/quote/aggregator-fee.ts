@@ -10,6 +10,7 @@
  * threshold (maximum input) = ceil(routeIn × (10000 + s) / 10000) + fee (the fee is a fixed
  * transfer, so the slippage tolerance covers the route's input only).
  */
+import { QUOTE_SEARCH } from './quote-search';
 import { findBestRoute, RouteError, type CandidatePath, type Route, type RouteRequest, type RouteSearchOptions, type SwapMode, type TokenGraph } from '../../../../libs/amm/src/routing/route-search';
 
 const BPS = 10_000n;
@@ -115,9 +116,11 @@ export function netBest(best: Route, fee: FeeSchedule | null, direct: () => Rout
 
 /**
  * The route served under a fee configuration: findBestRoute's, or the best direct single-pool
- * route when that nets the user more (netBest). The quote, /swap's ladder and the stream's full
- * searches all route through here. `searched`: see findBestRoute (the main search's candidates).
+ * route when that nets the user more (netBest). The quote, /swap's ladder, the audit and the
+ * stream's full searches all route through here, with QUOTE_SEARCH under `opts`. `searched`: see
+ * findBestRoute (the main search's candidates).
  */
 export function findBestNetRoute(graph: TokenGraph, req: RouteRequest, fee: FeeSchedule | null, opts: RouteSearchOptions = {}, searched?: (candidates: readonly CandidatePath[]) => void): Route {
-  return netBest(findBestRoute(graph, req, opts, searched), fee, () => findBestRoute(graph, { ...req, maxHops: 1 }, { ...opts, split: false }));
+  const search = { ...QUOTE_SEARCH, ...opts };
+  return netBest(findBestRoute(graph, req, search, searched), fee, () => findBestRoute(graph, { ...req, maxHops: 1 }, { ...search, split: false }));
 }

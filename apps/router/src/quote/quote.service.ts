@@ -7,7 +7,6 @@ import { buildQuoteResponse, type QuoteResponse } from './quote-response';
 import { aggregatorFeeOf, findBestNetRoute, type FeeSchedule } from './aggregator-fee';
 import { controlledSearch, type RouteControls } from './route-controls';
 import type { Route } from '../../../../libs/amm/src/routing/route-search';
-import { QUOTE_SEARCH } from './quote-search';
 import { metrics } from '../../../../libs/observability/src/metrics';
 
 export interface QuoteParams {
@@ -44,10 +43,9 @@ export interface RoutedQuote {
   response: QuoteResponse;
 }
 
-/** computeQuote, with the route it found (QUOTE_SEARCH under `opts`) */
+/** computeQuote, with the route it found */
 export function computeRoutedQuote(source: QuoteSource, p: QuoteParams, maxHops = 5, opts: RouteSearchOptions = {}, fee: FeeSchedule | null = null): RoutedQuote {
-  const search = { ...QUOTE_SEARCH, ...opts };
-  return routedQuoteOn(source, p, fee, () => findBestNetRoute(source, { inputMint: p.inputMint, outputMint: p.outputMint, amount: p.amount, mode: p.swapMode, maxHops }, fee, search));
+  return routedQuoteOn(source, p, fee, () => findBestNetRoute(source, { inputMint: p.inputMint, outputMint: p.outputMint, amount: p.amount, mode: p.swapMode, maxHops }, fee, opts));
 }
 
 /** the quote of the route `find` chooses on `source`, its provenance read before `find` runs */

@@ -9,7 +9,6 @@ import { CHAIN_GATEWAY, type ChainGateway, type SimulationResult } from '../chai
 import { buildSwap, MissingPoolDataError, type BuiltSwap } from './swap-builder';
 import { aggregatorFeeOf, betterNet, findBestNetRoute, type AggregatorFee } from '../quote/aggregator-fee';
 import { buildQuoteResponse, type QuoteResponse } from '../quote/quote-response';
-import { QUOTE_SEARCH } from '../quote/quote-search';
 import { createHash } from 'node:crypto';
 import type { Route } from '../../../../libs/amm/src/routing/route-search';
 import { compileTransaction, LookupTableIndex, measureTransaction, type CompiledTransaction } from './transaction';
@@ -98,7 +97,7 @@ export class SwapService {
       const maxHops = Math.min(shape?.maxHops ?? controlled.maxHops, controlled.maxHops);
       const req = { inputMint: p.inputMint, outputMint: p.outputMint, amount: p.amount, mode: p.swapMode, maxHops };
       // as the quote: the best direct route when it nets more after a multi-hop-only fee
-      const best = (): Route => metrics.timeQuote(blockhash === null ? 'instructions' : 'swap', () => findBestNetRoute(projection, req, this.fee, { ...QUOTE_SEARCH, ...shape?.options, ...controlled.options }));
+      const best = (): Route => metrics.timeQuote(blockhash === null ? 'instructions' : 'swap', () => findBestNetRoute(projection, req, this.fee, { ...shape?.options, ...controlled.options }));
       if (shape !== null) return best();
       try {
         return best();
