@@ -19,7 +19,7 @@ import { decodePoolUpdate, type PoolUpdate } from '../libs/contracts/src/pool-up
 import { TOPICS } from '../libs/contracts/src/topics';
 import { EmbeddedLog } from '../libs/log/src/embedded/embedded-log';
 import { PROGRAM_IDS } from '../libs/solana/src/programs';
-import { Projection } from '../apps/router/src/projection/projection';
+import { Projection } from '../libs/pools/src/projection';
 import { GeyserSource } from '../apps/ingestor/src/geyser/geyser-source';
 import { GeyserStandIn, type StandInAccount } from '../test/support/chain-stand-in/geyser-stand-in';
 import { MarketChain } from '../test/support/chain-stand-in/market-chain';

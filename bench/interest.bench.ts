@@ -8,7 +8,7 @@
  * rounds on one core.
  */
 import { InterestRegistry } from '../apps/router/src/interest/interest-registry';
-import { SimMarket } from '../apps/ingestor/src/sim/market';
+import { SimMarket } from '../libs/sim/src/market';
 import { LEASE_CHUNK, LEASE_TTL_MS, leaseMessages } from '../apps/stream/src/stream.service';
 import { decodeQuoteInterest, tupleKey, type QuoteTuple } from '../libs/contracts/src/stream';
 import { fmtMs, summarize, type BenchSection } from './harness';

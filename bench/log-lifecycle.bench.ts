@@ -16,7 +16,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { monitorEventLoopDelay, performance } from 'perf_hooks';
 import { Ingestor } from '../apps/ingestor/src/ingestor';
-import { SimMarket } from '../apps/ingestor/src/sim/market';
+import { SimMarket } from '../libs/sim/src/market';
 import { ProjectionService } from '../apps/router/src/projection/projection.service';
 import { loadConfig } from '../libs/config/src/config';
 import { encodePoolUpdate } from '../libs/contracts/src/pool-update';

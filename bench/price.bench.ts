@@ -13,11 +13,11 @@
  */
 import 'reflect-metadata';
 import type { ArgumentMetadata } from '@nestjs/common';
-import { SimMarket } from '../apps/ingestor/src/sim/market';
+import { SimMarket } from '../libs/sim/src/market';
 import { PriceController } from '../apps/router/src/price/price.controller';
 import { PriceBatchQueryDto, createPriceValidationPipe } from '../apps/router/src/price/price.dto';
 import { PriceService } from '../apps/router/src/price/price.service';
-import { Projection } from '../apps/router/src/projection/projection';
+import { Projection } from '../libs/pools/src/projection';
 import type { PoolsChangedListener, ProjectionService } from '../apps/router/src/projection/projection.service';
 import type { HopQuote, Pool } from '../libs/amm/src/pool';
 import { PriceOracle } from '../libs/amm/src/pricing/price-oracle';

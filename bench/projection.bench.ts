@@ -6,8 +6,8 @@
  * projection is settled after each batch (as the router does when a consumer reads it).
  */
 import { encodePoolUpdate } from '../libs/contracts/src/pool-update';
-import { Projection } from '../apps/router/src/projection/projection';
-import { SimMarket } from '../apps/ingestor/src/sim/market';
+import { Projection } from '../libs/pools/src/projection';
+import { SimMarket } from '../libs/sim/src/market';
 import { fmtRate, verdict, type BenchRow, type BenchSection } from './harness';
 
 interface Run {

@@ -8,8 +8,8 @@
  * ExactOut alternate. Memory per pool: heap growth while the genesis is applied, divided by the
  * routable pools (decoded pools, raw accounts, token graph).
  */
-import { SimMarket } from '../apps/ingestor/src/sim/market';
-import { Projection } from '../apps/router/src/projection/projection';
+import { SimMarket } from '../libs/sim/src/market';
+import { Projection } from '../libs/pools/src/projection';
 import { computeQuote } from '../apps/router/src/quote/quote.service';
 import { RouteError } from '../libs/amm/src/routing/route-search';
 import { encodePoolUpdate } from '../libs/contracts/src/pool-update';

@@ -12,7 +12,7 @@
  *    notifications) until a router projection fed by the log has applied every write of it;
  *    the log hop itself is in memory here (the embedded and Kafka logs' latency: the `log` suite).
  */
-import { Projection } from '../apps/router/src/projection/projection';
+import { Projection } from '../libs/pools/src/projection';
 import { RpcSource } from '../apps/ingestor/src/rpc/rpc-source';
 import { INGEST_PROGRAMS } from '../libs/config/src/config';
 import { decodePoolUpdate } from '../libs/contracts/src/pool-update';

@@ -7,7 +7,7 @@
  */
 import * as http from 'http';
 import WebSocket from 'ws';
-import { SimMarket, type SimMarketOptions } from '../apps/ingestor/src/sim/market';
+import { SimMarket, type SimMarketOptions } from '../libs/sim/src/market';
 import { encodePoolUpdate, type PoolUpdate } from '../libs/contracts/src/pool-update';
 import { TOPICS } from '../libs/contracts/src/topics';
 import { EmbeddedLog } from '../libs/log/src/embedded/embedded-log';

@@ -13,7 +13,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { SimMarket } from '../apps/ingestor/src/sim/market';
+import { SimMarket } from '../libs/sim/src/market';
 import { DEBOUNCE_MS, InterestService } from '../apps/router/src/interest/interest.service';
 import { ProjectionService } from '../apps/router/src/projection/projection.service';
 import { loadConfig } from '../libs/config/src/config';

@@ -21,7 +21,7 @@ import { monitorEventLoopDelay, performance } from 'perf_hooks';
 import { Module, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { fork, spawn, type ChildProcess } from 'child_process';
-import { SimMarket, type SimMarketOptions } from '../apps/ingestor/src/sim/market';
+import { SimMarket, type SimMarketOptions } from '../libs/sim/src/market';
 import { configureHttpApp } from '../apps/router/src/http-app';
 import { DEBOUNCE_MS, SEARCH_STALE_MS, type PushKind } from '../apps/router/src/interest/interest.service';
 import { GcTally, type GcKindTally, type GcSummary } from '../apps/router/src/interest/gc-tally';

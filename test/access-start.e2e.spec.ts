@@ -16,7 +16,7 @@ import { waitFor } from './support/wait-for';
 import { appendUpdates } from './support/app';
 import { EmbeddedLog } from '../libs/log/src/embedded/embedded-log';
 import { TOPICS } from '../libs/contracts/src/topics';
-import { SimMarket } from '../apps/ingestor/src/sim/market';
+import { SimMarket } from '../libs/sim/src/market';
 
 jest.setTimeout(180_000);
 

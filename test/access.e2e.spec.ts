@@ -11,7 +11,7 @@ import * as net from 'node:net';
 import { generateKeyPairSync } from 'node:crypto';
 import { Module, type INestApplication } from '@nestjs/common';
 import type WebSocket from 'ws';
-import { SimMarket } from '../apps/ingestor/src/sim/market';
+import { SimMarket } from '../libs/sim/src/market';
 import { RouterModule } from '../apps/router/src/router.module';
 import { StreamModule } from '../apps/stream/src/stream.module';
 import { StreamService } from '../apps/stream/src/stream.service';

@@ -13,7 +13,7 @@ import type { INestApplication } from '@nestjs/common';
 import { Module } from '@nestjs/common';
 import { Keypair } from '@solana/web3.js';
 import WebSocket from 'ws';
-import { SimMarket } from '../apps/ingestor/src/sim/market';
+import { SimMarket } from '../libs/sim/src/market';
 import { QuotesServedService } from '../apps/router/src/audit/quotes-served.service';
 import { auditServedQuotes, readAll } from '../apps/router/src/replay/audit';
 import { RouterModule } from '../apps/router/src/router.module';

@@ -8,7 +8,7 @@ import 'reflect-metadata';
 import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 import type { INestApplication } from '@nestjs/common';
-import { SimMarket } from '../apps/ingestor/src/sim/market';
+import { SimMarket } from '../libs/sim/src/market';
 import { QuotesServedService } from '../apps/router/src/audit/quotes-served.service';
 import { ProjectionService } from '../apps/router/src/projection/projection.service';
 import { auditServedQuotes } from '../apps/router/src/replay/audit';

@@ -8,7 +8,7 @@ import 'reflect-metadata';
 import * as http from 'node:http';
 import { Module, type INestApplication } from '@nestjs/common';
 import WebSocket from 'ws';
-import { SimMarket } from '../apps/ingestor/src/sim/market';
+import { SimMarket } from '../libs/sim/src/market';
 import { RouterModule } from '../apps/router/src/router.module';
 import { StreamModule } from '../apps/stream/src/stream.module';
 import { appendUpdates, closeApp, poolLog, serveOn } from './support/app';

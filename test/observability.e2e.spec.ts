@@ -5,7 +5,7 @@
  */
 import 'reflect-metadata';
 import { Module, type INestApplication } from '@nestjs/common';
-import { SimMarket } from '../apps/ingestor/src/sim/market';
+import { SimMarket } from '../libs/sim/src/market';
 import { RouterModule } from '../apps/router/src/router.module';
 import { StreamModule } from '../apps/stream/src/stream.module';
 import type { EmbeddedLog } from '../libs/log/src/embedded/embedded-log';

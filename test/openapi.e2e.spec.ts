@@ -8,7 +8,7 @@ import 'reflect-metadata';
 import * as net from 'node:net';
 import type { INestApplication } from '@nestjs/common';
 import { Keypair } from '@solana/web3.js';
-import { SimMarket } from '../apps/ingestor/src/sim/market';
+import { SimMarket } from '../libs/sim/src/market';
 import { RouterModule } from '../apps/router/src/router.module';
 import type { EmbeddedLog } from '../libs/log/src/embedded/embedded-log';
 import { MINTS } from '../libs/solana/src/programs';

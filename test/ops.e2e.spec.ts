@@ -9,7 +9,7 @@ import * as http from 'node:http';
 import * as net from 'node:net';
 import * as zlib from 'node:zlib';
 import { Module, type INestApplication } from '@nestjs/common';
-import { SimMarket } from '../apps/ingestor/src/sim/market';
+import { SimMarket } from '../libs/sim/src/market';
 import { RouterModule } from '../apps/router/src/router.module';
 import { StreamModule } from '../apps/stream/src/stream.module';
 import { TOO_DEEP } from '../libs/http/src/edge';

@@ -5,7 +5,7 @@
  */
 import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
-import { SimMarket } from '../apps/ingestor/src/sim/market';
+import { SimMarket } from '../libs/sim/src/market';
 import { PRICE_ERRORS } from '../apps/router/src/price/price.dto';
 import { ProjectionService } from '../apps/router/src/projection/projection.service';
 import { RouterModule } from '../apps/router/src/router.module';

@@ -9,7 +9,7 @@
 import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
 import { Keypair, VersionedTransaction } from '@solana/web3.js';
-import { SimMarket } from '../apps/ingestor/src/sim/market';
+import { SimMarket } from '../libs/sim/src/market';
 import { RouterModule } from '../apps/router/src/router.module';
 import { lockedAccounts } from '../apps/router/src/swap/transaction';
 import { appendUpdates, callJson, closeApp, poolLog, serveOn } from './support/app';

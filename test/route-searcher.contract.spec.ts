@@ -10,7 +10,7 @@ import * as os from 'os';
 import * as path from 'path';
 import { Worker } from 'worker_threads';
 import { Logger } from '@nestjs/common';
-import { SimMarket } from '../apps/ingestor/src/sim/market';
+import { SimMarket } from '../libs/sim/src/market';
 import { ProjectionService } from '../apps/router/src/projection/projection.service';
 import { aggregatorFeeOf } from '../apps/router/src/quote/aggregator-fee';
 import { InlineSearcher, searchOn, type RouteSearcher } from '../apps/router/src/interest/route-searcher';

@@ -4,7 +4,7 @@
  */
 import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
-import { SimMarket } from '../apps/ingestor/src/sim/market';
+import { SimMarket } from '../libs/sim/src/market';
 import { SAME_MINT_ERROR } from '../apps/router/src/http/api-error';
 import { QuotesServedService } from '../apps/router/src/audit/quotes-served.service';
 import { ProjectionService } from '../apps/router/src/projection/projection.service';

@@ -13,7 +13,7 @@ import type { INestApplication } from '@nestjs/common';
 import { Logger, Module } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import WebSocket from 'ws';
-import { SimMarket } from '../apps/ingestor/src/sim/market';
+import { SimMarket } from '../libs/sim/src/market';
 import { InterestHost } from '../apps/router/src/interest/interest-host';
 import type { WorkerSearcher } from '../apps/router/src/interest/worker-searcher';
 import { ProjectionService } from '../apps/router/src/projection/projection.service';

@@ -10,7 +10,7 @@ import 'reflect-metadata';
 import { createHash } from 'node:crypto';
 import type { INestApplication } from '@nestjs/common';
 import { Keypair, VersionedTransaction } from '@solana/web3.js';
-import { SimMarket } from '../apps/ingestor/src/sim/market';
+import { SimMarket } from '../libs/sim/src/market';
 import { QuotesServedService } from '../apps/router/src/audit/quotes-served.service';
 import { ProjectionService } from '../apps/router/src/projection/projection.service';
 import { auditServedQuotes, readAll } from '../apps/router/src/replay/audit';

@@ -8,7 +8,7 @@
 import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
 import { Keypair, VersionedTransaction } from '@solana/web3.js';
-import { SimMarket } from '../apps/ingestor/src/sim/market';
+import { SimMarket } from '../libs/sim/src/market';
 import { CHAIN_GATEWAY } from '../apps/router/src/chain/chain-gateway';
 import type { SimChainGateway } from '../apps/router/src/chain/sim.gateway';
 import { ProjectionService } from '../apps/router/src/projection/projection.service';

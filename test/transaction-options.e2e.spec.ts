@@ -7,7 +7,7 @@
 import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
 import { Keypair, VersionedTransaction } from '@solana/web3.js';
-import { SimMarket } from '../apps/ingestor/src/sim/market';
+import { SimMarket } from '../libs/sim/src/market';
 import { RouterModule } from '../apps/router/src/router.module';
 import { appendUpdates, callJson, closeApp, poolLog, serveOn } from './support/app';
 import { EmbeddedLog } from '../libs/log/src/embedded/embedded-log';

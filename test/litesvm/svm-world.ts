@@ -7,13 +7,13 @@
  * the service's transaction to the real programs and reports what the wallet paid and received.
  */
 import { Keypair } from '@solana/web3.js';
-import { SimMarket, type SimProgramName } from '../../apps/ingestor/src/sim/market';
+import { SimMarket, type SimProgramName } from '../../libs/sim/src/market';
 import type { PoolUpdate } from '../../libs/contracts/src/pool-update';
 import { loadConfig } from '../../libs/config/src/config';
 import { SwapService } from '../../apps/router/src/swap/swap.service';
 import type { SwapResult } from '../../apps/router/src/swap/swap-result';
 import type { ProjectionService } from '../../apps/router/src/projection/projection.service';
-import type { Projection } from '../../apps/router/src/projection/projection';
+import type { Projection } from '../../libs/pools/src/projection';
 import { SimChainGateway } from '../../apps/router/src/chain/sim.gateway';
 import { LAMPORTS_PER_SIGNATURE, TOKEN_ACCOUNT_RENT } from '../../apps/router/src/chain/sim-chain';
 import type { RouteControls } from '../../apps/router/src/quote/route-controls';

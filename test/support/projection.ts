@@ -1,5 +1,5 @@
 import { encodePoolUpdate, type PoolUpdate } from '../../libs/contracts/src/pool-update';
-import { Projection } from '../../apps/router/src/projection/projection';
+import { Projection } from '../../libs/pools/src/projection';
 
 /** a projection of these pool updates, applied in order as one partition's records, its changes drained */
 export function projectionOf(updates: Iterable<PoolUpdate>): Projection {

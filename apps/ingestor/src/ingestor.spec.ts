@@ -6,7 +6,7 @@ import { EmbeddedLog } from '../../../libs/log/src/embedded/embedded-log';
 import type { LogMessage, LogPort } from '../../../libs/log/src/log.port';
 import { RecordingWriter } from './file/recording';
 import { Ingestor, IngestorStartError, type IngestorLogger, type IngestorOptions } from './ingestor';
-import { SimMarket } from './sim/market';
+import { SimMarket } from '../../../libs/sim/src/market';
 
 const TOPIC = 'pool-updates';
 

@@ -20,8 +20,8 @@ import { decodePoolUpdate, encodePoolUpdate, type PoolUpdate } from '../../../li
 import { TOPICS } from '../../../libs/contracts/src/topics';
 import type { LogMessage, LogPort, LogRecord, Positions } from '../../../libs/log/src/log.port';
 import { readRecording, RecordingWriter } from './file/recording';
-import { CHECKPOINT_EVERY_SLOTS, SimCheckpoints, slotDigest } from './sim/checkpoint';
-import { SimMarket } from './sim/market';
+import { CHECKPOINT_EVERY_SLOTS, SimCheckpoints, slotDigest } from '../../../libs/sim/src/checkpoint';
+import { SimMarket } from '../../../libs/sim/src/market';
 import { metrics } from '../../../libs/observability/src/metrics';
 
 export type IngestorOptions = Pick<

@@ -4,7 +4,7 @@
  * non-zero); while running, the license verified again daily, and new requests refused once it
  * has expired (the process stays up).
  */
-import { rpcEndpoints } from '../../../apps/ingestor/src/rpc/rpc-client';
+import { rpcEndpoints } from '../../solana/src/rpc-endpoint';
 import type { AppConfig } from '../../config/src/config';
 import { LicenseError, verifyLicense, type LicensePayload } from './license';
 

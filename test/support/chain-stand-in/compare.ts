@@ -6,7 +6,7 @@
  */
 import type { LogMessage, LogPort } from '../../../libs/log/src/log.port';
 import { decodePoolUpdate, type PoolUpdate } from '../../../libs/contracts/src/pool-update';
-import type { Projection } from '../../../apps/router/src/projection/projection';
+import type { Projection } from '../../../libs/pools/src/projection';
 
 export function marketsOf(p: Projection): string[] {
   return p.markets().map((m) => `${m.address} ${m.label} ${m.mintA} ${m.mintB} ${m.routable ? 'routable' : `unroutable: ${m.reason}`}`);

@@ -15,7 +15,7 @@
 import { EventEmitter } from 'events';
 import type { PoolUpdate } from '../../../libs/contracts/src/pool-update';
 import { PROGRAM_IDS } from '../../../libs/solana/src/programs';
-import { SimMarket, type SimMarketOptions } from '../../../apps/ingestor/src/sim/market';
+import { SimMarket, type SimMarketOptions } from '../../../libs/sim/src/market';
 
 export interface ChainAccount {
   readonly address: string;

@@ -16,7 +16,7 @@ import { encodePoolUpdate, type PoolUpdate } from '../../../../libs/contracts/sr
 import { TOPICS } from '../../../../libs/contracts/src/topics';
 import type { LogPort } from '../../../../libs/log/src/log.port';
 import { PROGRAM_IDS } from '../../../../libs/solana/src/programs';
-import { Projection } from '../../../router/src/projection/projection';
+import { Projection } from '../../../../libs/pools/src/projection';
 import type { RawAccount } from './rpc-client';
 
 export interface AccountSinkStats {

@@ -25,7 +25,7 @@
  * Every account is appended with the context slot of the answer that carried it, source `rpc`.
  */
 import type { GetProgramAccountsFilter } from '@solana/web3.js';
-import { DEFAULT_PROGRAM_MODULES } from '../../../router/src/projection/projection';
+import { DEFAULT_PROGRAM_MODULES } from '../../../../libs/pools/src/projection';
 import { PROGRAM_IDS } from '../../../../libs/solana/src/programs';
 import { pumpBondingCurveAddress } from '../../../../libs/solana/src/pump-fun';
 import type { AccountSink } from './account-sink';

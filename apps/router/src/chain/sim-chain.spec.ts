@@ -12,8 +12,8 @@
  *   (<name>: ...)`, flagged slippageExceeded, with a code the rpc gateway also reads as slippage.
  */
 import { AddressLookupTableAccount, Keypair, PublicKey, TransactionMessage, VersionedTransaction, TransactionInstruction } from '@solana/web3.js';
-import { SimMarket } from '../../../ingestor/src/sim/market';
-import { Projection } from '../projection/projection';
+import { SimMarket } from '../../../../libs/sim/src/market';
+import { Projection } from '../../../../libs/pools/src/projection';
 import { encodePoolUpdate } from '../../../../libs/contracts/src/pool-update';
 import { evaluatePath, type Route, type SwapMode } from '../../../../libs/amm/src/routing/route-search';
 import type { Pool } from '../../../../libs/amm/src/pool';

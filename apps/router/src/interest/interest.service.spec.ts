@@ -7,7 +7,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { SimMarket } from '../../../ingestor/src/sim/market';
+import { SimMarket } from '../../../../libs/sim/src/market';
 import { loadConfig } from '../../../../libs/config/src/config';
 import { encodePoolUpdate, type PoolUpdate } from '../../../../libs/contracts/src/pool-update';
 import { decodeQuotesChanged, encodeQuoteInterest, tupleKey, type QuotesChanged, type QuoteTuple } from '../../../../libs/contracts/src/stream';

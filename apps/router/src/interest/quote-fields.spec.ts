@@ -1,4 +1,4 @@
-import { SimMarket } from '../../../ingestor/src/sim/market';
+import { SimMarket } from '../../../../libs/sim/src/market';
 import { findBestRoute, RouteError, type Route } from '../../../../libs/amm/src/routing/route-search';
 import { buildQuoteResponse } from '../quote/quote-response';
 import { routeShares } from '../../../../libs/amm/src/routing/split';

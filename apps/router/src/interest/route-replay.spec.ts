@@ -1,9 +1,9 @@
 import fc from 'fast-check';
-import { SimMarket } from '../../../ingestor/src/sim/market';
+import { SimMarket } from '../../../../libs/sim/src/market';
 import { encodePoolUpdate, type PoolUpdate } from '../../../../libs/contracts/src/pool-update';
 import { evaluatePath, findBestRoute, RouteError, type Route, type SwapMode } from '../../../../libs/amm/src/routing/route-search';
 import { PoolQuoteError } from '../../../../libs/amm/src/pool';
-import { Projection } from '../projection/projection';
+import { Projection } from '../../../../libs/pools/src/projection';
 import { routeShares } from '../../../../libs/amm/src/routing/split';
 import { divideLike, isSinglePath, planReplay, PoolGoneError, replayPathQuote, replayQuote, replayRoute, type ReplayMemo } from './route-replay';
 import { impactBps, pathIdeal, quoteFields } from './quote-fields';

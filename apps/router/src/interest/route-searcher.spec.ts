@@ -1,4 +1,4 @@
-import { SimMarket } from '../../../ingestor/src/sim/market';
+import { SimMarket } from '../../../../libs/sim/src/market';
 import { RouteError, type Route, type RouteRequest } from '../../../../libs/amm/src/routing/route-search';
 import { FakePool, graphOf } from '../../../../libs/amm/src/routing/testing/fake-pool';
 import { findBestNetRoute, type FeeSchedule } from '../quote/aggregator-fee';

@@ -3,8 +3,8 @@ import { PriceOracle } from '../../../../libs/amm/src/pricing/price-oracle';
 import { loadConfig } from '../../../../libs/config/src/config';
 import { encodePoolUpdate, type PoolUpdate } from '../../../../libs/contracts/src/pool-update';
 import { MINTS, PROGRAM_IDS } from '../../../../libs/solana/src/programs';
-import { SimMarket } from '../../../ingestor/src/sim/market';
-import { Projection, type ProjectionRecord } from '../projection/projection';
+import { SimMarket } from '../../../../libs/sim/src/market';
+import { Projection, type ProjectionRecord } from '../../../../libs/pools/src/projection';
 import type { PoolsChangedListener, ProjectionService } from '../projection/projection.service';
 import { PriceService } from './price.service';
 

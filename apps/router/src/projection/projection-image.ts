@@ -20,8 +20,8 @@
  * the class: a renamed field fails to compile here.
  */
 import type { Pool } from '../../../../libs/amm/src/pool';
-import { isUnroutable } from './program-registry';
-import { AccountEntry, AccountSlot, Projection, type ProjectionCounters } from './projection';
+import { isUnroutable } from '../../../../libs/pools/src/program-registry';
+import { AccountEntry, AccountSlot, Projection, type ProjectionCounters } from '../../../../libs/pools/src/projection';
 
 /** an account's content as a snapshot keeps it */
 export interface AccountContent {

@@ -1,11 +1,11 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { SimMarket } from '../../../ingestor/src/sim/market';
+import { SimMarket } from '../../../../libs/sim/src/market';
 import { encodePoolUpdate } from '../../../../libs/contracts/src/pool-update';
 import { TOPICS } from '../../../../libs/contracts/src/topics';
 import { EmbeddedLog } from '../../../../libs/log/src/embedded/embedded-log';
-import { Projection } from './projection';
+import { Projection } from '../../../../libs/pools/src/projection';
 import { ProjectionLag } from './projection-lag';
 
 describe('ProjectionLag', () => {

@@ -8,7 +8,7 @@
 import { decodePoolUpdate } from '../../../../libs/contracts/src/pool-update';
 import { TOPICS } from '../../../../libs/contracts/src/topics';
 import type { LogPort, LogRecord, Positions } from '../../../../libs/log/src/log.port';
-import type { Projection } from './projection';
+import type { Projection } from '../../../../libs/pools/src/projection';
 
 export interface LagReading {
   /** records on the log not yet seen by the projection */

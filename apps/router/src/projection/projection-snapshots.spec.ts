@@ -1,13 +1,13 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { SimMarket } from '../../../ingestor/src/sim/market';
+import { SimMarket } from '../../../../libs/sim/src/market';
 import { PriceOracle } from '../../../../libs/amm/src/pricing/price-oracle';
 import { encodePoolUpdate, type PoolUpdate } from '../../../../libs/contracts/src/pool-update';
 import { SnapshotFiles } from '../../../../libs/log/src/snapshots/snapshot-files';
 import { MINTS } from '../../../../libs/solana/src/programs';
 import { quoteOn } from '../replay/quote-on';
-import { Projection, type ProjectionRecord } from './projection';
+import { Projection, type ProjectionRecord } from '../../../../libs/pools/src/projection';
 import { captureImage, restoreImage } from './projection-image';
 import { ProjectionSnapshots } from './projection-snapshots';
 import { decodeImage, encodeAll, SNAPSHOT_FORMAT } from './snapshot-codec';

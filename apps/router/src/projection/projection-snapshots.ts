@@ -19,7 +19,7 @@ import { setImmediate as yieldToLoop } from 'timers/promises';
 import { SnapshotFiles, type SnapshotHeader } from '../../../../libs/log/src/snapshots/snapshot-files';
 import type { Positions } from '../../../../libs/log/src/log.port';
 import { captureImage, clearProjection, restoreImage } from './projection-image';
-import type { Projection } from './projection';
+import type { Projection } from '../../../../libs/pools/src/projection';
 import { decodeImage, encodeImage, SNAPSHOT_FORMAT, SNAPSHOT_SCHEMA_VERSION } from './snapshot-codec';
 
 /** the longest the encoder runs before it lets the event loop turn */

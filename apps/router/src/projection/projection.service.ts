@@ -5,7 +5,7 @@ import { APP_CONFIG } from '../../../../libs/config/src/config.module';
 import { snapshotDirOf } from '../../../../libs/log/src/create-log';
 import { LOG_PORT, type LogPort, type LogRecord, type Positions, type Subscription } from '../../../../libs/log/src/log.port';
 import { metrics } from '../../../../libs/observability/src/metrics';
-import { Projection } from './projection';
+import { Projection } from '../../../../libs/pools/src/projection';
 import { ProjectionLag } from './projection-lag';
 import { CatchUpProgress } from './catch-up-progress';
 import { ProjectionSnapshots } from './projection-snapshots';

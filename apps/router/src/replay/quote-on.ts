@@ -4,7 +4,7 @@
  */
 import { isPublicKey } from '../../../../libs/solana/src/base58';
 import { RouteError } from '../../../../libs/amm/src/routing/route-search';
-import type { Projection } from '../projection/projection';
+import type { Projection } from '../../../../libs/pools/src/projection';
 import { computeQuote } from '../quote/quote.service';
 import type { QuoteResponse } from '../quote/quote-response';
 import type { FeeSchedule } from '../quote/aggregator-fee';

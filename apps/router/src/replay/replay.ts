@@ -13,7 +13,7 @@ import { decodePoolUpdate } from '../../../../libs/contracts/src/pool-update';
 import { TOPICS } from '../../../../libs/contracts/src/topics';
 import type { LogPort, Positions } from '../../../../libs/log/src/log.port';
 import { CatchUpProgress } from '../projection/catch-up-progress';
-import { Projection } from '../projection/projection';
+import { Projection } from '../../../../libs/pools/src/projection';
 import type { ProjectionSnapshots } from '../projection/projection-snapshots';
 import type { SnapshotHeader } from '../../../../libs/log/src/snapshots/snapshot-files';
 

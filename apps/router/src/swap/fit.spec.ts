@@ -4,8 +4,8 @@
  * more than 1232 bytes.
  */
 import { AddressLookupTableAccount, Keypair, PublicKey, TransactionInstruction, TransactionMessage, VersionedTransaction } from '@solana/web3.js';
-import { SimMarket } from '../../../ingestor/src/sim/market';
-import { Projection } from '../projection/projection';
+import { SimMarket } from '../../../../libs/sim/src/market';
+import { Projection } from '../../../../libs/pools/src/projection';
 import { encodePoolUpdate } from '../../../../libs/contracts/src/pool-update';
 import { evaluatePath, findBestRoute, findCandidatePaths, type Route } from '../../../../libs/amm/src/routing/route-search';
 import { loadConfig } from '../../../../libs/config/src/config';

@@ -5,8 +5,8 @@
  * quoted amounts; slippage, missing funds and the aggregator fee behave as documented.
  */
 import { Keypair, TransactionInstruction, VersionedTransaction } from '@solana/web3.js';
-import { SimMarket } from '../../../ingestor/src/sim/market';
-import { Projection } from '../projection/projection';
+import { SimMarket } from '../../../../libs/sim/src/market';
+import { Projection } from '../../../../libs/pools/src/projection';
 import { encodePoolUpdate } from '../../../../libs/contracts/src/pool-update';
 import { evaluatePath, findBestRoute, type Route, type SwapMode } from '../../../../libs/amm/src/routing/route-search';
 import { PumpAmmPool } from '../../../../libs/amm/src/programs/pump-amm/pool';

@@ -7,8 +7,8 @@
  */
 import { startJsonRpcServer, type JsonRpcServer } from '../../../../test/support/json-rpc-server';
 import { Keypair, VersionedTransaction } from '@solana/web3.js';
-import { SimMarket } from '../../../ingestor/src/sim/market';
-import { Projection } from '../projection/projection';
+import { SimMarket } from '../../../../libs/sim/src/market';
+import { Projection } from '../../../../libs/pools/src/projection';
 import type { ProjectionService } from '../projection/projection.service';
 import { encodePoolUpdate } from '../../../../libs/contracts/src/pool-update';
 import { loadConfig } from '../../../../libs/config/src/config';

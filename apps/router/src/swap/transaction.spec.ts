@@ -10,8 +10,8 @@ import { encodeAddressLookupTable, LOOKUP_TABLE_ACTIVE } from '../../../../libs/
 
 const encodeLookupTable = (addresses: string[]): Buffer =>
   encodeAddressLookupTable({ deactivationSlot: LOOKUP_TABLE_ACTIVE, lastExtendedSlot: 0n, lastExtendedSlotStartIndex: 0, authority: null, addresses });
-import { SimMarket } from '../../../ingestor/src/sim/market';
-import { Projection } from '../projection/projection';
+import { SimMarket } from '../../../../libs/sim/src/market';
+import { Projection } from '../../../../libs/pools/src/projection';
 import { encodePoolUpdate } from '../../../../libs/contracts/src/pool-update';
 import { findBestRoute, type Route, type RouteSearchOptions } from '../../../../libs/amm/src/routing/route-search';
 import { buildSwap } from './swap-builder';
