@@ -7,6 +7,11 @@ module.exports = {
     '^.+\\.ts$': ['ts-jest', { isolatedModules: true, diagnostics: false }],
   },
   moduleFileExtensions: ['ts', 'js', 'json'],
+  // the libraries' aliases, as tsconfig.json's paths name them
+  moduleNameMapper: {
+    '^@app/([a-z-]+)$': '<rootDir>/libs/$1/src',
+    '^@app/([a-z-]+)/(.*)$': '<rootDir>/libs/$1/src/$2',
+  },
   testTimeout: 60000,
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
 };

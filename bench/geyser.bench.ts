@@ -14,12 +14,12 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { INGEST_PROGRAMS } from '../libs/config/src/config';
-import { decodePoolUpdate, type PoolUpdate } from '../libs/contracts/src/pool-update';
-import { TOPICS } from '../libs/contracts/src/topics';
-import { EmbeddedLog } from '../libs/log/src/embedded/embedded-log';
-import { PROGRAM_IDS } from '../libs/solana/src/programs';
-import { Projection } from '../libs/pools/src/projection';
+import { INGEST_PROGRAMS } from '@app/config';
+import { decodePoolUpdate, type PoolUpdate } from '@app/contracts';
+import { TOPICS } from '@app/contracts';
+import { EmbeddedLog } from '@app/log/embedded/embedded-log';
+import { PROGRAM_IDS } from '@app/solana';
+import { Projection } from '@app/pools';
 import { GeyserSource } from '../apps/ingestor/src/geyser/geyser-source';
 import { GeyserStandIn, type StandInAccount } from '../test/support/chain-stand-in/geyser-stand-in';
 import { MarketChain } from '../test/support/chain-stand-in/market-chain';

@@ -8,9 +8,9 @@
  * rounds on one core.
  */
 import { InterestRegistry } from '../apps/router/src/interest/interest-registry';
-import { SimMarket } from '../libs/sim/src/market';
+import { SimMarket } from '@app/sim';
 import { LEASE_CHUNK, LEASE_TTL_MS, leaseMessages } from '../apps/stream/src/stream.service';
-import { decodeQuoteInterest, tupleKey, type QuoteTuple } from '../libs/contracts/src/stream';
+import { decodeQuoteInterest, tupleKey, type QuoteTuple } from '@app/contracts';
 import { fmtMs, summarize, type BenchSection } from './harness';
 
 const TUPLES = 10_000;

@@ -5,7 +5,7 @@
  * pool against the user by about 10, 20 and 30 bp, with slippage 50 and 100 bp; per route shape
  * (direct, multi-hop single path, split) on a simulated market of the three programs.
  */
-import { MINTS, PROGRAM_IDS } from '../libs/solana/src/programs';
+import { MINTS, PROGRAM_IDS } from '@app/solana';
 import { landSwap, moveSize, svmWorld, tradeFirst, type SvmWorld, type SwapAsk } from '../test/litesvm/svm-world';
 import type { BenchRow, BenchSection } from './harness';
 

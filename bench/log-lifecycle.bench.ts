@@ -16,12 +16,12 @@ import * as os from 'os';
 import * as path from 'path';
 import { monitorEventLoopDelay, performance } from 'perf_hooks';
 import { Ingestor } from '../apps/ingestor/src/ingestor';
-import { SimMarket } from '../libs/sim/src/market';
+import { SimMarket } from '@app/sim';
 import { ProjectionService } from '../apps/router/src/projection/projection.service';
-import { loadConfig } from '../libs/config/src/config';
-import { encodePoolUpdate } from '../libs/contracts/src/pool-update';
-import { TOPICS } from '../libs/contracts/src/topics';
-import { EmbeddedLog } from '../libs/log/src/embedded/embedded-log';
+import { loadConfig } from '@app/config';
+import { encodePoolUpdate } from '@app/contracts';
+import { TOPICS } from '@app/contracts';
+import { EmbeddedLog } from '@app/log/embedded/embedded-log';
 import type { BenchRow, BenchSection } from './harness';
 
 const AGE_SLOTS = Number(process.env.LOG_LIFECYCLE_SLOTS ?? 3_000);

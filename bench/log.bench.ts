@@ -14,9 +14,9 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { EmbeddedLog } from '../libs/log/src/embedded/embedded-log';
-import { KafkaLog } from '../libs/log/src/kafka/kafka-log';
-import type { LogMessage, LogPort, Positions } from '../libs/log/src/log.port';
+import { EmbeddedLog } from '@app/log/embedded/embedded-log';
+import { KafkaLog } from '@app/log/kafka/kafka-log';
+import type { LogMessage, LogPort, Positions } from '@app/log';
 import { startKafkaMock, kafkaMockUnavailableReason } from '../test/support/kafka-mock';
 import { fmtMs, fmtRate, summarize, verdict, type BenchRow, type BenchSection } from './harness';
 

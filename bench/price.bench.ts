@@ -13,18 +13,18 @@
  */
 import 'reflect-metadata';
 import type { ArgumentMetadata } from '@nestjs/common';
-import { SimMarket } from '../libs/sim/src/market';
+import { SimMarket } from '@app/sim';
 import { PriceController } from '../apps/router/src/price/price.controller';
 import { PriceBatchQueryDto, createPriceValidationPipe } from '../apps/router/src/price/price.dto';
 import { PriceService } from '../apps/router/src/price/price.service';
-import { Projection } from '../libs/pools/src/projection';
+import { Projection } from '@app/pools';
 import type { PoolsChangedListener, ProjectionService } from '../apps/router/src/projection/projection.service';
-import type { HopQuote, Pool } from '../libs/amm/src/pool';
-import { PriceOracle } from '../libs/amm/src/pricing/price-oracle';
-import { loadConfig } from '../libs/config/src/config';
-import { encodePoolUpdate, type PoolUpdate } from '../libs/contracts/src/pool-update';
-import { base58Encode } from '../libs/solana/src/base58';
-import { MINTS } from '../libs/solana/src/programs';
+import type { HopQuote, Pool } from '@app/amm';
+import { PriceOracle } from '@app/amm';
+import { loadConfig } from '@app/config';
+import { encodePoolUpdate, type PoolUpdate } from '@app/contracts';
+import { base58Encode } from '@app/solana';
+import { MINTS } from '@app/solana';
 import { fmtMs, summarize, verdict, type BenchRow, type BenchSection } from './harness';
 
 class BenchProjectionService {

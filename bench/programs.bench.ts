@@ -7,21 +7,21 @@
 import * as fs from 'fs';
 import * as path from 'path';
 import { fmtMs, verdict, type BenchSection } from './harness';
-import type { Pool } from '../libs/amm/src/pool';
-import { WhirlpoolPool } from '../libs/amm/src/programs/orca-whirlpool/pool';
-import { PumpAmmPool } from '../libs/amm/src/programs/pump-amm/pool';
-import { PumpFunCurve } from '../libs/amm/src/programs/pump-fun/pool';
-import { AmmV4Pool } from '../libs/amm/src/programs/raydium-amm-v4/pool';
-import { ClmmPool } from '../libs/amm/src/programs/raydium-clmm/pool';
-import { getTickAtSqrtPrice } from '../libs/amm/src/programs/raydium-clmm/math';
-import { buildSyntheticClmm } from '../libs/amm/src/programs/raydium-clmm/synthetic';
-import { CpmmPool } from '../libs/amm/src/programs/raydium-cpmm/pool';
-import { MINTS } from '../libs/solana/src/programs';
-import { decodeTickArray, decodeWhirlpool } from '../libs/solana/src/orca-whirlpool';
-import { DEFAULT_PUBKEY, decodePumpBondingCurve, decodePumpGlobal } from '../libs/solana/src/pump-fun';
-import { decodeAmmV4Info } from '../libs/solana/src/raydium-amm-v4';
-import { decodeCpmmAmmConfig, decodeCpmmPoolState } from '../libs/solana/src/raydium-cpmm';
-import { decodeTokenAccount } from '../libs/solana/src/spl-token';
+import type { Pool } from '@app/amm';
+import { WhirlpoolPool } from '@app/amm';
+import { PumpAmmPool } from '@app/amm';
+import { PumpFunCurve } from '@app/amm';
+import { AmmV4Pool } from '@app/amm';
+import { ClmmPool } from '@app/amm';
+import { getTickAtSqrtPrice } from '@app/amm';
+import { buildSyntheticClmm } from '@app/amm';
+import { CpmmPool } from '@app/amm';
+import { MINTS } from '@app/solana';
+import { decodeTickArray, decodeWhirlpool } from '@app/solana';
+import { DEFAULT_PUBKEY, decodePumpBondingCurve, decodePumpGlobal } from '@app/solana';
+import { decodeAmmV4Info } from '@app/solana';
+import { decodeCpmmAmmConfig, decodeCpmmPoolState } from '@app/solana';
+import { decodeTokenAccount } from '@app/solana';
 
 const FIXTURES = path.resolve(__dirname, '..', '..', 'shared', 'fixtures');
 function acc(rel: string): { data: Buffer; owner: string; pubkey: string } {

@@ -5,9 +5,9 @@
  * encoded beforehand; they are applied in batches of 1,000 as the log delivers them, and the
  * projection is settled after each batch (as the router does when a consumer reads it).
  */
-import { encodePoolUpdate } from '../libs/contracts/src/pool-update';
-import { Projection } from '../libs/pools/src/projection';
-import { SimMarket } from '../libs/sim/src/market';
+import { encodePoolUpdate } from '@app/contracts';
+import { Projection } from '@app/pools';
+import { SimMarket } from '@app/sim';
 import { fmtRate, verdict, type BenchRow, type BenchSection } from './harness';
 
 interface Run {

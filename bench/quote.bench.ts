@@ -8,11 +8,11 @@
  * ExactOut alternate. Memory per pool: heap growth while the genesis is applied, divided by the
  * routable pools (decoded pools, raw accounts, token graph).
  */
-import { SimMarket } from '../libs/sim/src/market';
-import { Projection } from '../libs/pools/src/projection';
+import { SimMarket } from '@app/sim';
+import { Projection } from '@app/pools';
 import { computeQuote } from '../apps/router/src/quote/quote.service';
-import { RouteError } from '../libs/amm/src/routing/route-search';
-import { encodePoolUpdate } from '../libs/contracts/src/pool-update';
+import { RouteError } from '@app/amm';
+import { encodePoolUpdate } from '@app/contracts';
 import { fmtMs, summarize, verdict, type BenchRow, type BenchSection } from './harness';
 
 function rng(seed: number): () => number {

@@ -29,13 +29,13 @@
  * a 5%-step split grid (every allocation in 5% steps over the three best pool-disjoint paths,
  * each priced exactly).
  */
-import { ClmmPool } from '../libs/amm/src/programs/raydium-clmm/pool';
-import { getSqrtPriceAtTick } from '../libs/amm/src/programs/raydium-clmm/math';
-import { buildSyntheticClmm, type SyntheticPosition } from '../libs/amm/src/programs/raydium-clmm/synthetic';
-import { PoolQuoteError, type Pool } from '../libs/amm/src/pool';
-import { evaluatePath, findBestRoute, findCandidatePaths, type CandidatePath } from '../libs/amm/src/routing/route-search';
-import { FakePool, graphOf } from '../libs/amm/src/routing/testing/fake-pool';
-import { base58Encode } from '../libs/solana/src/base58';
+import { ClmmPool } from '@app/amm';
+import { getSqrtPriceAtTick } from '@app/amm';
+import { buildSyntheticClmm, type SyntheticPosition } from '@app/amm/programs/raydium-clmm/synthetic';
+import { PoolQuoteError, type Pool } from '@app/amm';
+import { evaluatePath, findBestRoute, findCandidatePaths, type CandidatePath } from '@app/amm';
+import { FakePool, graphOf } from '@app/amm/routing/testing/fake-pool';
+import { base58Encode } from '@app/solana';
 import { fmtMs, summarize, verdict, type BenchRow, type BenchSection } from './harness';
 
 /** mulberry32: a small seeded PRNG (deterministic instances) */

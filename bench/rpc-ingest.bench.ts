@@ -12,11 +12,11 @@
  *    notifications) until a router projection fed by the log has applied every write of it;
  *    the log hop itself is in memory here (the embedded and Kafka logs' latency: the `log` suite).
  */
-import { Projection } from '../libs/pools/src/projection';
+import { Projection } from '@app/pools';
 import { RpcSource } from '../apps/ingestor/src/rpc/rpc-source';
-import { INGEST_PROGRAMS } from '../libs/config/src/config';
-import { decodePoolUpdate } from '../libs/contracts/src/pool-update';
-import type { LogMessage, LogPort } from '../libs/log/src/log.port';
+import { INGEST_PROGRAMS } from '@app/config';
+import { decodePoolUpdate } from '@app/contracts';
+import type { LogMessage, LogPort } from '@app/log';
 import { MarketChain } from '../test/support/chain-stand-in/market-chain';
 import { RpcStandIn } from '../test/support/chain-stand-in/rpc-stand-in';
 import { fmtMs, fmtRate, summarize, verdict, type BenchSection } from './harness';

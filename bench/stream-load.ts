@@ -7,10 +7,10 @@
  */
 import * as http from 'http';
 import WebSocket from 'ws';
-import { SimMarket, type SimMarketOptions } from '../libs/sim/src/market';
-import { encodePoolUpdate, type PoolUpdate } from '../libs/contracts/src/pool-update';
-import { TOPICS } from '../libs/contracts/src/topics';
-import { EmbeddedLog } from '../libs/log/src/embedded/embedded-log';
+import { SimMarket, type SimMarketOptions } from '@app/sim/market';
+import { encodePoolUpdate, type PoolUpdate } from '@app/contracts';
+import { TOPICS } from '@app/contracts';
+import { EmbeddedLog } from '@app/log/embedded/embedded-log';
 
 export interface LoadJob {
   url: string;

@@ -5,15 +5,15 @@
  * Service-level (no HTTP): route search + instruction building + v0 compilation (+ simulation).
  */
 import { Keypair } from '@solana/web3.js';
-import { encodePoolUpdate } from '../libs/contracts/src/pool-update';
-import { loadConfig } from '../libs/config/src/config';
-import { findBestRoute } from '../libs/amm/src/routing/route-search';
-import { buildLookupTables } from '../libs/solana/src/address-lookup-table';
-import { cpmmAuthority } from '../libs/solana/src/raydium-cpmm';
-import { MINTS, PROGRAM_IDS } from '../libs/solana/src/programs';
-import { Projection } from '../libs/pools/src/projection';
+import { encodePoolUpdate } from '@app/contracts';
+import { loadConfig } from '@app/config';
+import { findBestRoute } from '@app/amm';
+import { buildLookupTables } from '@app/solana';
+import { cpmmAuthority } from '@app/solana';
+import { MINTS, PROGRAM_IDS } from '@app/solana';
+import { Projection } from '@app/pools';
 import type { ProjectionService } from '../apps/router/src/projection/projection.service';
-import { SimMarket } from '../libs/sim/src/market';
+import { SimMarket } from '@app/sim';
 import { SimChainGateway } from '../apps/router/src/chain/sim.gateway';
 import { SwapService, type SwapParams } from '../apps/router/src/swap/swap.service';
 import { buildSwap } from '../apps/router/src/swap/swap-builder';

@@ -14,9 +14,9 @@ import { bearer, rawRequest, upgrade } from './support/access';
 import { freePort, REGISTER, ROOT, startTs, stopProc } from './support/processes';
 import { waitFor } from './support/wait-for';
 import { appendUpdates } from './support/app';
-import { EmbeddedLog } from '../libs/log/src/embedded/embedded-log';
-import { TOPICS } from '../libs/contracts/src/topics';
-import { SimMarket } from '../libs/sim/src/market';
+import { EmbeddedLog } from '@app/log/embedded/embedded-log';
+import { TOPICS } from '@app/contracts';
+import { SimMarket } from '@app/sim';
 
 jest.setTimeout(180_000);
 

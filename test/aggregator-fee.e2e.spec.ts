@@ -13,14 +13,14 @@ import type { INestApplication } from '@nestjs/common';
 import { Module } from '@nestjs/common';
 import { Keypair } from '@solana/web3.js';
 import WebSocket from 'ws';
-import { SimMarket } from '../libs/sim/src/market';
+import { SimMarket } from '@app/sim';
 import { QuotesServedService } from '../apps/router/src/audit/quotes-served.service';
 import { auditServedQuotes, readAll } from '../apps/router/src/replay/audit';
 import { RouterModule } from '../apps/router/src/router.module';
 import { StreamModule } from '../apps/stream/src/stream.module';
-import { decodeQuoteServed } from '../libs/contracts/src/quotes-served';
-import { TOPICS } from '../libs/contracts/src/topics';
-import { EmbeddedLog } from '../libs/log/src/embedded/embedded-log';
+import { decodeQuoteServed } from '@app/contracts';
+import { TOPICS } from '@app/contracts';
+import { EmbeddedLog } from '@app/log/embedded/embedded-log';
 import { appendUpdates, callJson, closeApp, poolLog, serveOn } from './support/app';
 
 const ROOT = path.resolve(__dirname, '..');

@@ -11,7 +11,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import WebSocket from 'ws';
-import { MINTS } from '../libs/solana/src/programs';
+import { MINTS } from '@app/solana';
 import { NO_RATE_LIMIT } from './support/config';
 import { kafkaMockUnavailableReason, loudMockBanner, startKafkaMock, type KafkaMock } from './support/kafka-mock';
 import { freePort, startTs, stopProc, type Proc } from './support/processes';

@@ -5,10 +5,10 @@
  * at the same slots (same pools, same quotes bit for bit), live, with a new pool, through dropped
  * streams and a gap the server cannot replay, and with malformed messages refused.
  */
-import { decodeIngestStatus } from '../libs/contracts/src/ingest-status';
-import { INGEST_PROGRAMS } from '../libs/config/src/config';
-import { base58Decode } from '../libs/solana/src/base58';
-import { PROGRAM_IDS } from '../libs/solana/src/programs';
+import { decodeIngestStatus } from '@app/contracts';
+import { INGEST_PROGRAMS } from '@app/config';
+import { base58Decode } from '@app/solana';
+import { PROGRAM_IDS } from '@app/solana';
 import { GeyserSource, type GeyserSourceOptions } from '../apps/ingestor/src/geyser/geyser-source';
 import { ADDRESS_FILTER } from '../apps/ingestor/src/geyser/subscribe-request';
 import { CaptureLog, marketsOf, quotesOf } from './support/chain-stand-in/compare';

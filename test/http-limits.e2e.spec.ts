@@ -8,11 +8,11 @@ import 'reflect-metadata';
 import * as http from 'node:http';
 import { Module, type INestApplication } from '@nestjs/common';
 import WebSocket from 'ws';
-import { SimMarket } from '../libs/sim/src/market';
+import { SimMarket } from '@app/sim';
 import { RouterModule } from '../apps/router/src/router.module';
 import { StreamModule } from '../apps/stream/src/stream.module';
 import { appendUpdates, closeApp, poolLog, serveOn } from './support/app';
-import { EmbeddedLog } from '../libs/log/src/embedded/embedded-log';
+import { EmbeddedLog } from '@app/log/embedded/embedded-log';
 
 @Module({ imports: [RouterModule, StreamModule] })
 class AllInOne {}

@@ -10,9 +10,9 @@ import * as crypto from 'crypto';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { EmbeddedLog } from '../libs/log/src/embedded/embedded-log';
-import { KafkaLog } from '../libs/log/src/kafka/kafka-log';
-import type { AppendResult, LogMessage, LogPort, LogRecord, Positions } from '../libs/log/src/log.port';
+import { EmbeddedLog } from '@app/log/embedded/embedded-log';
+import { KafkaLog } from '@app/log/kafka/kafka-log';
+import type { AppendResult, LogMessage, LogPort, LogRecord, Positions } from '@app/log';
 import { kafkaMockUnavailableReason, loudMockBanner, startKafkaMock, type KafkaMock } from './support/kafka-mock';
 import { waitFor } from './support/wait-for';
 

@@ -9,7 +9,7 @@ import { spawn } from 'child_process';
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { EmbeddedLog } from '../libs/log/src/embedded/embedded-log';
+import { EmbeddedLog } from '@app/log/embedded/embedded-log';
 import { verifyRecord } from './support/crash-writer';
 
 const ROOT = path.join(__dirname, '..');

@@ -5,12 +5,12 @@
  */
 import 'reflect-metadata';
 import { Module, type INestApplication } from '@nestjs/common';
-import { SimMarket } from '../libs/sim/src/market';
+import { SimMarket } from '@app/sim';
 import { RouterModule } from '../apps/router/src/router.module';
 import { StreamModule } from '../apps/stream/src/stream.module';
-import type { EmbeddedLog } from '../libs/log/src/embedded/embedded-log';
-import { configureLogging } from '../libs/observability/src/logger';
-import { MINTS } from '../libs/solana/src/programs';
+import type { EmbeddedLog } from '@app/log/embedded/embedded-log';
+import { configureLogging } from '@app/observability/logger';
+import { MINTS } from '@app/solana';
 import { appendUpdates, closeApp, poolLog, serveOn } from './support/app';
 
 @Module({ imports: [RouterModule, StreamModule] })

@@ -8,10 +8,10 @@ import 'reflect-metadata';
 import * as net from 'node:net';
 import type { INestApplication } from '@nestjs/common';
 import { Keypair } from '@solana/web3.js';
-import { SimMarket } from '../libs/sim/src/market';
+import { SimMarket } from '@app/sim';
 import { RouterModule } from '../apps/router/src/router.module';
-import type { EmbeddedLog } from '../libs/log/src/embedded/embedded-log';
-import { MINTS } from '../libs/solana/src/programs';
+import type { EmbeddedLog } from '@app/log/embedded/embedded-log';
+import { MINTS } from '@app/solana';
 import { appendUpdates, closeApp, poolLog, serveOn } from './support/app';
 import { responseSchema, validateAgainst } from './support/openapi-validate';
 

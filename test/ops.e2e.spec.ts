@@ -9,11 +9,11 @@ import * as http from 'node:http';
 import * as net from 'node:net';
 import * as zlib from 'node:zlib';
 import { Module, type INestApplication } from '@nestjs/common';
-import { SimMarket } from '../libs/sim/src/market';
+import { SimMarket } from '@app/sim';
 import { RouterModule } from '../apps/router/src/router.module';
 import { StreamModule } from '../apps/stream/src/stream.module';
-import { TOO_DEEP } from '../libs/http/src/edge';
-import type { EmbeddedLog } from '../libs/log/src/embedded/embedded-log';
+import { TOO_DEEP } from '@app/http';
+import type { EmbeddedLog } from '@app/log/embedded/embedded-log';
 import { appendUpdates, closeApp, poolLog, serveOn } from './support/app';
 
 @Module({ imports: [RouterModule, StreamModule] })

@@ -5,17 +5,17 @@
  */
 import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
-import { SimMarket } from '../libs/sim/src/market';
+import { SimMarket } from '@app/sim';
 import { PRICE_ERRORS } from '../apps/router/src/price/price.dto';
 import { ProjectionService } from '../apps/router/src/projection/projection.service';
 import { RouterModule } from '../apps/router/src/router.module';
-import { PriceOracle, type PriceRecord } from '../libs/amm/src/pricing/price-oracle';
-import { cpmmReserves } from '../libs/amm/src/programs/raydium-cpmm/math';
+import { PriceOracle, type PriceRecord } from '@app/amm';
+import { cpmmReserves } from '@app/amm';
 import { appendUpdates, callJson, closeApp, poolLog, serveOn } from './support/app';
-import { type PoolUpdate } from '../libs/contracts/src/pool-update';
-import { EmbeddedLog } from '../libs/log/src/embedded/embedded-log';
-import { base58Encode } from '../libs/solana/src/base58';
-import { MINTS } from '../libs/solana/src/programs';
+import { type PoolUpdate } from '@app/contracts';
+import { EmbeddedLog } from '@app/log/embedded/embedded-log';
+import { base58Encode } from '@app/solana';
+import { MINTS } from '@app/solana';
 import { testCpmmPool, testMint, testVault } from './support/cpmm-accounts';
 
 const key = (byte: number): string => base58Encode(Buffer.alloc(32, byte));

@@ -9,12 +9,12 @@
 import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
 import { Keypair, VersionedTransaction } from '@solana/web3.js';
-import { SimMarket } from '../libs/sim/src/market';
+import { SimMarket } from '@app/sim';
 import { RouterModule } from '../apps/router/src/router.module';
 import { lockedAccounts } from '../apps/router/src/swap/transaction';
 import { appendUpdates, callJson, closeApp, poolLog, serveOn } from './support/app';
-import { EmbeddedLog } from '../libs/log/src/embedded/embedded-log';
-import { MINTS, PROGRAM_IDS } from '../libs/solana/src/programs';
+import { EmbeddedLog } from '@app/log/embedded/embedded-log';
+import { MINTS, PROGRAM_IDS } from '@app/solana';
 
 jest.setTimeout(180_000);
 

@@ -4,21 +4,21 @@
  */
 import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
-import { SimMarket } from '../libs/sim/src/market';
+import { SimMarket } from '@app/sim';
 import { SAME_MINT_ERROR } from '../apps/router/src/http/api-error';
 import { QuotesServedService } from '../apps/router/src/audit/quotes-served.service';
 import { ProjectionService } from '../apps/router/src/projection/projection.service';
-import { findBestRoute } from '../libs/amm/src/routing/route-search';
-import { decodeQuoteServed } from '../libs/contracts/src/quotes-served';
+import { findBestRoute } from '@app/amm';
+import { decodeQuoteServed } from '@app/contracts';
 import { RouterModule } from '../apps/router/src/router.module';
 import { appendUpdates, closeApp, poolLog, serveOn } from './support/app';
-import { type PoolUpdate } from '../libs/contracts/src/pool-update';
-import { TOPICS } from '../libs/contracts/src/topics';
-import { EmbeddedLog } from '../libs/log/src/embedded/embedded-log';
-import { LOG_PORT, type LogPort } from '../libs/log/src/log.port';
-import { base58Encode } from '../libs/solana/src/base58';
-import { MINTS, PROGRAM_IDS } from '../libs/solana/src/programs';
-import { decodeTokenAccount, encodeTokenAccount } from '../libs/solana/src/spl-token';
+import { type PoolUpdate } from '@app/contracts';
+import { TOPICS } from '@app/contracts';
+import { EmbeddedLog } from '@app/log/embedded/embedded-log';
+import { LOG_PORT, type LogPort } from '@app/log';
+import { base58Encode } from '@app/solana';
+import { MINTS, PROGRAM_IDS } from '@app/solana';
+import { decodeTokenAccount, encodeTokenAccount } from '@app/solana';
 import { testCpmmPool, testMint, testVault } from './support/cpmm-accounts';
 
 const key = (byte: number): string => base58Encode(Buffer.alloc(32, byte));

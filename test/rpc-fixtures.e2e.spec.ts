@@ -9,7 +9,7 @@ import * as path from 'path';
 import { AccountSink } from '../apps/ingestor/src/rpc/account-sink';
 import { RpcBootstrap } from '../apps/ingestor/src/rpc/rpc-bootstrap';
 import { RpcClient, rpcEndpoints } from '../apps/ingestor/src/rpc/rpc-client';
-import type { PoolUpdate } from '../libs/contracts/src/pool-update';
+import type { PoolUpdate } from '@app/contracts';
 import { CaptureLog, marketsOf, quotesOf } from './support/chain-stand-in/compare';
 import { MarketChain } from './support/chain-stand-in/market-chain';
 import { RpcStandIn } from './support/chain-stand-in/rpc-stand-in';

@@ -4,9 +4,9 @@
  * feed gives at the same slots (same pools, same quotes bit for bit), live, with new and closed
  * accounts, through faults, and with bad input refused.
  */
-import { decodeIngestStatus } from '../libs/contracts/src/ingest-status';
-import { PROGRAM_IDS } from '../libs/solana/src/programs';
-import { INGEST_PROGRAMS, type AppConfig } from '../libs/config/src/config';
+import { decodeIngestStatus } from '@app/contracts';
+import { PROGRAM_IDS } from '@app/solana';
+import { INGEST_PROGRAMS, type AppConfig } from '@app/config';
 import { RpcSource } from '../apps/ingestor/src/rpc/rpc-source';
 import { CaptureLog, marketsOf, quotesOf } from './support/chain-stand-in/compare';
 import { MarketChain } from './support/chain-stand-in/market-chain';

@@ -10,14 +10,14 @@
 import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
 import { Keypair, VersionedTransaction } from '@solana/web3.js';
-import { SimMarket } from '../libs/sim/src/market';
+import { SimMarket } from '@app/sim';
 import { ProjectionService } from '../apps/router/src/projection/projection.service';
 import { RouterModule } from '../apps/router/src/router.module';
 import { buildSwap } from '../apps/router/src/swap/swap-builder';
 import { accountCount, lockedAccounts, TRANSACTION_ACCOUNT_LOCK_LIMIT } from '../apps/router/src/swap/transaction';
-import { findBestRoute } from '../libs/amm/src/routing/route-search';
+import { findBestRoute } from '@app/amm';
 import { appendUpdates, callJson, closeApp, poolLog, serveOn } from './support/app';
-import { EmbeddedLog } from '../libs/log/src/embedded/embedded-log';
+import { EmbeddedLog } from '@app/log/embedded/embedded-log';
 
 describe('swap e2e: routes over the 64-account lock limit', () => {
   let dir: string;

@@ -10,17 +10,17 @@ import 'reflect-metadata';
 import { createHash } from 'node:crypto';
 import type { INestApplication } from '@nestjs/common';
 import { Keypair, VersionedTransaction } from '@solana/web3.js';
-import { SimMarket } from '../libs/sim/src/market';
+import { SimMarket } from '@app/sim';
 import { QuotesServedService } from '../apps/router/src/audit/quotes-served.service';
 import { ProjectionService } from '../apps/router/src/projection/projection.service';
 import { auditServedQuotes, readAll } from '../apps/router/src/replay/audit';
 import { RouterModule } from '../apps/router/src/router.module';
 import { appendUpdates, closeApp, poolLog, serveOn } from './support/app';
 import { waitFor } from './support/wait-for';
-import { decodeQuoteServed } from '../libs/contracts/src/quotes-served';
-import { TOPICS } from '../libs/contracts/src/topics';
-import { EmbeddedLog } from '../libs/log/src/embedded/embedded-log';
-import { MINTS, PROGRAM_IDS } from '../libs/solana/src/programs';
+import { decodeQuoteServed } from '@app/contracts';
+import { TOPICS } from '@app/contracts';
+import { EmbeddedLog } from '@app/log/embedded/embedded-log';
+import { MINTS, PROGRAM_IDS } from '@app/solana';
 
 const TOKEN_PROGRAM = PROGRAM_IDS.token;
 

@@ -8,15 +8,15 @@
 import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
 import { Keypair, VersionedTransaction } from '@solana/web3.js';
-import { SimMarket } from '../libs/sim/src/market';
+import { SimMarket } from '@app/sim';
 import { CHAIN_GATEWAY } from '../apps/router/src/chain/chain-gateway';
 import type { SimChainGateway } from '../apps/router/src/chain/sim.gateway';
 import { ProjectionService } from '../apps/router/src/projection/projection.service';
 import { RouterModule } from '../apps/router/src/router.module';
 import { appendUpdates, callJson, closeApp, poolLog, serveOn } from './support/app';
-import { EmbeddedLog } from '../libs/log/src/embedded/embedded-log';
-import { associatedTokenAddress } from '../libs/solana/src/instructions/common';
-import { MINTS } from '../libs/solana/src/programs';
+import { EmbeddedLog } from '@app/log/embedded/embedded-log';
+import { associatedTokenAddress } from '@app/solana';
+import { MINTS } from '@app/solana';
 
 jest.setTimeout(180_000);
 

@@ -8,18 +8,18 @@
 import 'reflect-metadata';
 import type { INestApplication } from '@nestjs/common';
 import { Keypair, VersionedTransaction } from '@solana/web3.js';
-import { SimMarket } from '../libs/sim/src/market';
+import { SimMarket } from '@app/sim';
 import { ProjectionService } from '../apps/router/src/projection/projection.service';
 import { RouterModule } from '../apps/router/src/router.module';
 import { CHAIN_GATEWAY } from '../apps/router/src/chain/chain-gateway';
 import type { SimChainGateway } from '../apps/router/src/chain/sim.gateway';
 import { appendUpdates, callJson, closeApp, poolLog, serveOn } from './support/app';
-import { type PoolUpdate } from '../libs/contracts/src/pool-update';
-import { EmbeddedLog } from '../libs/log/src/embedded/embedded-log';
-import { MINTS, PROGRAM_IDS } from '../libs/solana/src/programs';
-import { cpmmAuthority } from '../libs/solana/src/raydium-cpmm';
-import { buildLookupTables } from '../libs/solana/src/address-lookup-table';
-import { associatedTokenAddress } from '../libs/solana/src/instructions/common';
+import { type PoolUpdate } from '@app/contracts';
+import { EmbeddedLog } from '@app/log/embedded/embedded-log';
+import { MINTS, PROGRAM_IDS } from '@app/solana';
+import { cpmmAuthority } from '@app/solana';
+import { buildLookupTables } from '@app/solana';
+import { associatedTokenAddress } from '@app/solana';
 
 describe('swap e2e (sim chain)', () => {
   let dir: string;

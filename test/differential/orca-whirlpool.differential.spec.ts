@@ -21,18 +21,18 @@
  */
 import fc from 'fast-check';
 import { swapQuoteByInputToken, swapQuoteByOutputToken, type OracleFacade, type TickArrayFacade, type WhirlpoolFacade } from '@orca-so/whirlpools-core';
-import { PoolQuoteError, type HopQuote } from '../../libs/amm/src/pool';
+import { PoolQuoteError, type HopQuote } from '@app/amm';
 import {
   MAX_TICK_INDEX,
   MIN_TICK_INDEX,
   TICK_ARRAY_SIZE,
   sqrtPriceFromTickIndex,
   tickIndexFromSqrtPrice,
-} from '../../libs/amm/src/programs/orca-whirlpool/math';
-import { WhirlpoolPool, whirlpoolTickArrayStarts } from '../../libs/amm/src/programs/orca-whirlpool/pool';
-import { swapTickArrayStartIndexes } from '../../libs/amm/src/programs/orca-whirlpool/swap';
-import { transferFee as transferFeeOf, transferFeeInverse as inverseFeeOf, type EpochTransferFee } from '../../libs/amm/src/transfer-fee';
-import type { Whirlpool, WhirlpoolOracle, WhirlpoolTick, WhirlpoolTickArray } from '../../libs/solana/src/orca-whirlpool';
+} from '@app/amm';
+import { WhirlpoolPool, whirlpoolTickArrayStarts } from '@app/amm';
+import { swapTickArrayStartIndexes } from '@app/amm';
+import { transferFee as transferFeeOf, transferFeeInverse as inverseFeeOf, type EpochTransferFee } from '@app/amm';
+import type { Whirlpool, WhirlpoolOracle, WhirlpoolTick, WhirlpoolTickArray } from '@app/solana';
 
 const ADDRESS = 'Pool111111111111111111111111111111111111111';
 const MINT_A = 'MintA11111111111111111111111111111111111111';

@@ -48,11 +48,11 @@ import {
 } from '@orca-so/whirlpools-client';
 import { getTickArrayStartTickIndex, _TICK_ARRAY_SIZE } from '@orca-so/whirlpools-core';
 import { getAssociatedTokenAddressSync, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from '@solana/spl-token';
-import { PROGRAM_IDS } from '../../libs/solana/src/programs';
-import { decodeWhirlpool, whirlpoolAccountType, whirlpoolOracleAddress, whirlpoolTickArrayAddress } from '../../libs/solana/src/orca-whirlpool';
-import { swapTickArrayStartIndexes } from '../../libs/amm/src/programs/orca-whirlpool/swap';
-import { associatedTokenAddress } from '../../libs/solana/src/instructions/common';
-import { orcaWhirlpoolSwapV2, type SwapDirection } from '../../libs/solana/src/instructions/programs';
+import { PROGRAM_IDS } from '@app/solana';
+import { decodeWhirlpool, whirlpoolAccountType, whirlpoolOracleAddress, whirlpoolTickArrayAddress } from '@app/solana';
+import { swapTickArrayStartIndexes } from '@app/amm';
+import { associatedTokenAddress } from '@app/solana';
+import { orcaWhirlpoolSwapV2, type SwapDirection } from '@app/solana';
 
 const ORCA = path.resolve(__dirname, '../..', '..', 'shared', 'fixtures', 'orca-whirlpool');
 

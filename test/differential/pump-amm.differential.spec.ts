@@ -17,14 +17,14 @@
 import fc from 'fast-check';
 import { PublicKey } from '@solana/web3.js';
 import { buyBaseInput, buyQuoteInput, sellBaseInput, sellQuoteInput } from '@pump-fun/pump-swap-sdk';
-import { PoolQuoteError } from '../../libs/amm/src/pool';
+import { PoolQuoteError } from '@app/amm';
 import {
   pumpAmmBuyExactBase,
   pumpAmmBuyExactQuoteIn,
   pumpAmmSellExactBase,
   pumpAmmSellForQuote,
   type PumpAmmFeeBps,
-} from '../../libs/amm/src/programs/pump-amm/math';
+} from '@app/amm';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const BN: new (v: string) => { toString(): string } = require('bn.js');

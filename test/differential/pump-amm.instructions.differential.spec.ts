@@ -36,7 +36,7 @@ import { Keypair, PublicKey, type TransactionInstruction } from '@solana/web3.js
 import { flat } from '../support/flat-instruction';
 import { PUMP_AMM_SDK, poolV2Pda, userVolumeAccumulatorPda } from '@pump-fun/pump-swap-sdk';
 import { getAssociatedTokenAddressSync, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from '@solana/spl-token';
-import { MINTS, PROGRAM_IDS } from '../../libs/solana/src/programs';
+import { MINTS, PROGRAM_IDS } from '@app/solana';
 import {
   decodePumpAmmGlobalConfig,
   decodePumpAmmPool,
@@ -44,10 +44,10 @@ import {
   encodePumpAmmPool,
   type PumpAmmGlobalConfig,
   type PumpAmmPoolState,
-} from '../../libs/solana/src/pump-amm';
-import { DEFAULT_PUBKEY } from '../../libs/solana/src/pump-fun';
-import { associatedTokenAddress } from '../../libs/solana/src/instructions/common';
-import { pumpAmmSwap, pumpAmmPoolV2, pumpAmmUserVolumeAccumulator, PUMP_BUYBACK_FEE_RECIPIENTS, type SwapDirection } from '../../libs/solana/src/instructions/programs';
+} from '@app/solana';
+import { DEFAULT_PUBKEY } from '@app/solana';
+import { associatedTokenAddress } from '@app/solana';
+import { pumpAmmSwap, pumpAmmPoolV2, pumpAmmUserVolumeAccumulator, PUMP_BUYBACK_FEE_RECIPIENTS, type SwapDirection } from '@app/solana';
 
 // the SDK's own bn.js (no types here)
 // eslint-disable-next-line @typescript-eslint/no-require-imports

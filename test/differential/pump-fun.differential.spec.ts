@@ -45,11 +45,11 @@
 import fc from 'fast-check';
 import { PublicKey } from '@solana/web3.js';
 import { getBuySolAmountFromTokenAmount, getBuyTokenAmountFromSolAmount, getFee, getSellSolAmountFromTokenAmount } from '@pump-fun/pump-sdk';
-import { PoolQuoteError, type HopQuote } from '../../libs/amm/src/pool';
-import { PumpFunCurve } from '../../libs/amm/src/programs/pump-fun/pool';
-import type { PumpFunBuy, PumpFunSell } from '../../libs/amm/src/programs/pump-fun/math';
-import { MINTS } from '../../libs/solana/src/programs';
-import { DEFAULT_PUBKEY, type PumpBondingCurve, type PumpFeeConfig, type PumpFees, type PumpGlobal } from '../../libs/solana/src/pump-fun';
+import { PoolQuoteError, type HopQuote } from '@app/amm';
+import { PumpFunCurve } from '@app/amm';
+import type { PumpFunBuy, PumpFunSell } from '@app/amm';
+import { MINTS } from '@app/solana';
+import { DEFAULT_PUBKEY, type PumpBondingCurve, type PumpFeeConfig, type PumpFees, type PumpGlobal } from '@app/solana';
 
 // bn.js ships without types here; it is the SDK's own number type
 // eslint-disable-next-line @typescript-eslint/no-require-imports

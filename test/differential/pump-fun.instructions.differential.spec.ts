@@ -35,10 +35,10 @@ import { Keypair, PublicKey, type TransactionInstruction } from '@solana/web3.js
 import { flat } from '../support/flat-instruction';
 import { PUMP_SDK, bondingCurveV2Pda, creatorVaultPda } from '@pump-fun/pump-sdk';
 import { getAssociatedTokenAddressSync, TOKEN_2022_PROGRAM_ID, TOKEN_PROGRAM_ID } from '@solana/spl-token';
-import { MINTS, PROGRAM_IDS } from '../../libs/solana/src/programs';
-import { decodePumpBondingCurve, decodePumpGlobal, type PumpBondingCurve } from '../../libs/solana/src/pump-fun';
-import { associatedTokenAddress } from '../../libs/solana/src/instructions/common';
-import { pumpFunBondingCurveV2, pumpFunSwap, pumpFunUserVolumeAccumulator, PUMP_BUYBACK_FEE_RECIPIENTS, type SwapDirection } from '../../libs/solana/src/instructions/programs';
+import { MINTS, PROGRAM_IDS } from '@app/solana';
+import { decodePumpBondingCurve, decodePumpGlobal, type PumpBondingCurve } from '@app/solana';
+import { associatedTokenAddress } from '@app/solana';
+import { pumpFunBondingCurveV2, pumpFunSwap, pumpFunUserVolumeAccumulator, PUMP_BUYBACK_FEE_RECIPIENTS, type SwapDirection } from '@app/solana';
 
 // the SDK's own bn.js (no types here)
 // eslint-disable-next-line @typescript-eslint/no-require-imports

@@ -21,9 +21,9 @@
  */
 import fc from 'fast-check';
 import LiquidityModule from '@raydium-io/raydium-sdk-v2/lib/raydium/liquidity/liquidity';
-import { PoolQuoteError } from '../../libs/amm/src/pool';
-import { ammV4SwapBaseIn, ammV4SwapBaseOut } from '../../libs/amm/src/programs/raydium-amm-v4/math';
-import type { AmmV4Fees } from '../../libs/solana/src/raydium-amm-v4';
+import { PoolQuoteError } from '@app/amm';
+import { ammV4SwapBaseIn, ammV4SwapBaseOut } from '@app/amm';
+import type { AmmV4Fees } from '@app/solana';
 
 // bn.js ships without types here; it is the SDK's own number type
 // eslint-disable-next-line @typescript-eslint/no-require-imports

@@ -41,10 +41,10 @@ import { getSerumAssociatedAuthority } from '@raydium-io/raydium-sdk-v2/lib/rayd
 import { MARKET_STATE_LAYOUT_V3 } from '@raydium-io/raydium-sdk-v2/lib/raydium/serum/layout';
 import { AMM_V4 } from '@raydium-io/raydium-sdk-v2/lib/common/programId';
 import { getATAAddress } from '@raydium-io/raydium-sdk-v2/lib/common/pda';
-import { PROGRAM_IDS } from '../../libs/solana/src/programs';
-import { decodeAmmV4Info } from '../../libs/solana/src/raydium-amm-v4';
-import { associatedTokenAddress } from '../../libs/solana/src/instructions/common';
-import { decodeSerumMarketAccounts, raydiumAmmV4Swap, raydiumAmmV4SwapV2, type SwapDirection } from '../../libs/solana/src/instructions/programs';
+import { PROGRAM_IDS } from '@app/solana';
+import { decodeAmmV4Info } from '@app/solana';
+import { associatedTokenAddress } from '@app/solana';
+import { decodeSerumMarketAccounts, raydiumAmmV4Swap, raydiumAmmV4SwapV2, type SwapDirection } from '@app/solana/instructions/programs';
 
 // the SDK's own bn.js (no types here)
 // eslint-disable-next-line @typescript-eslint/no-require-imports

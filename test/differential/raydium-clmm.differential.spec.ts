@@ -59,19 +59,19 @@ import * as path from 'node:path';
 import fc from 'fast-check';
 import type { swapInternal as SwapInternal } from '@raydium-io/raydium-sdk-v2/lib/raydium/clmm/libraries/swapSimulator';
 import type * as ClmmLayouts from '@raydium-io/raydium-sdk-v2/lib/raydium/clmm/layout';
-import { PoolQuoteError } from '../../libs/amm/src/pool';
-import { ClmmPool, clmmTickArrayStartIndexes } from '../../libs/amm/src/programs/raydium-clmm/pool';
-import { getSqrtPriceAtTick, MAX_SQRT_PRICE_X64, MAX_TICK, MIN_SQRT_PRICE_X64, MIN_TICK } from '../../libs/amm/src/programs/raydium-clmm/math';
-import type { ClmmSwapResult } from '../../libs/amm/src/programs/raydium-clmm/swap';
-import { buildSyntheticClmm, type SyntheticClmm, type SyntheticClmmSpec } from '../../libs/amm/src/programs/raydium-clmm/synthetic';
-import { getArrayStartIndex, tickCount } from '../../libs/amm/src/programs/raydium-clmm/tick-array';
+import { PoolQuoteError } from '@app/amm';
+import { ClmmPool, clmmTickArrayStartIndexes } from '@app/amm';
+import { getSqrtPriceAtTick, CLMM_MAX_SQRT_PRICE_X64 as MAX_SQRT_PRICE_X64, MAX_TICK, CLMM_MIN_SQRT_PRICE_X64 as MIN_SQRT_PRICE_X64, MIN_TICK } from '@app/amm';
+import type { ClmmSwapResult } from '@app/amm';
+import { buildSyntheticClmm, type SyntheticClmm, type SyntheticClmmSpec } from '@app/amm/programs/raydium-clmm/synthetic';
+import { getArrayStartIndex, tickCount } from '@app/amm';
 import {
   encodeClmmAmmConfig,
   encodeClmmPoolState,
   encodeClmmTickArrayBitmapExtension,
   encodeClmmTickArrayState,
   type ClmmDynamicFeeInfo,
-} from '../../libs/solana/src/raydium-clmm';
+} from '@app/solana';
 
 /**
  * The SDK, loaded with Node's own loader (its modules, bn.js and web3.js included, one consistent

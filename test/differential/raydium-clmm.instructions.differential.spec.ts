@@ -46,7 +46,7 @@ import { TickArrayBitmapUtil } from '@raydium-io/raydium-sdk-v2/lib/raydium/clmm
 import { getPdaExBitmapAccount, getPdaObservationAccount, getPdaTickArrayAddress } from '@raydium-io/raydium-sdk-v2/lib/raydium/clmm/libraries/pda';
 import { CLMM_PROGRAM_ID } from '@raydium-io/raydium-sdk-v2/lib/common/programId';
 import { getATAAddress } from '@raydium-io/raydium-sdk-v2/lib/common/pda';
-import { PROGRAM_IDS } from '../../libs/solana/src/programs';
+import { PROGRAM_IDS } from '@app/solana';
 import {
   clmmTickArrayAddress,
   decodeClmmPoolState,
@@ -54,11 +54,11 @@ import {
   encodeClmmPoolState,
   encodeClmmTickArrayBitmapExtension,
   type ClmmTickArrayBitmapExtension,
-} from '../../libs/solana/src/raydium-clmm';
-import { buildSyntheticClmm } from '../../libs/amm/src/programs/raydium-clmm/synthetic';
-import { initializedTickArraysFrom, prepareBitmaps } from '../../libs/amm/src/programs/raydium-clmm/tick-array';
-import { associatedTokenAddress } from '../../libs/solana/src/instructions/common';
-import { raydiumClmmSwapV2, type SwapDirection } from '../../libs/solana/src/instructions/programs';
+} from '@app/solana';
+import { buildSyntheticClmm } from '@app/amm';
+import { initializedTickArraysFrom, prepareBitmaps } from '@app/amm';
+import { associatedTokenAddress } from '@app/solana';
+import { raydiumClmmSwapV2, type SwapDirection } from '@app/solana';
 
 // the SDK's own bn.js (no types here)
 // eslint-disable-next-line @typescript-eslint/no-require-imports

@@ -17,8 +17,8 @@
  */
 import fc from 'fast-check';
 import { CurveCalculator } from '@raydium-io/raydium-sdk-v2/lib/raydium/cpmm/curve/calculator';
-import { PoolQuoteError } from '../../libs/amm/src/pool';
-import { cpmmSwapBaseInput, cpmmSwapBaseOutput, type CpmmFeeRates } from '../../libs/amm/src/programs/raydium-cpmm/math';
+import { PoolQuoteError } from '@app/amm';
+import { cpmmSwapBaseInput, cpmmSwapBaseOutput, type CpmmFeeRates } from '@app/amm';
 
 // bn.js ships without types here; it is the SDK's own number type
 // eslint-disable-next-line @typescript-eslint/no-require-imports

@@ -24,10 +24,10 @@ import { CpmmPoolInfoLayout } from '@raydium-io/raydium-sdk-v2/lib/raydium/cpmm/
 import { getPdaObservationId, getPdaPoolAuthority } from '@raydium-io/raydium-sdk-v2/lib/raydium/cpmm/pda';
 import { CREATE_CPMM_POOL_PROGRAM } from '@raydium-io/raydium-sdk-v2/lib/common/programId';
 import { getATAAddress } from '@raydium-io/raydium-sdk-v2/lib/common/pda';
-import { PROGRAM_IDS } from '../../libs/solana/src/programs';
-import { cpmmAccountType, decodeCpmmPoolState } from '../../libs/solana/src/raydium-cpmm';
-import { associatedTokenAddress } from '../../libs/solana/src/instructions/common';
-import { raydiumCpmmSwap, type SwapDirection } from '../../libs/solana/src/instructions/programs';
+import { PROGRAM_IDS } from '@app/solana';
+import { cpmmAccountType, decodeCpmmPoolState } from '@app/solana';
+import { associatedTokenAddress } from '@app/solana';
+import { raydiumCpmmSwap, type SwapDirection } from '@app/solana';
 
 // the SDK's own bn.js (no types here)
 // eslint-disable-next-line @typescript-eslint/no-require-imports

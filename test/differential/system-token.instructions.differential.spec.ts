@@ -23,8 +23,8 @@ import {
   createTransferCheckedInstruction,
   getAssociatedTokenAddressSync,
 } from '@solana/spl-token';
-import { MINTS, PROGRAM_IDS } from '../../libs/solana/src/programs';
-import { associatedTokenAddress } from '../../libs/solana/src/instructions/common';
+import { MINTS, PROGRAM_IDS } from '@app/solana';
+import { associatedTokenAddress } from '@app/solana';
 import {
   closeAccount,
   createAtaIdempotent,
@@ -35,7 +35,7 @@ import {
   transferChecked,
   unwrapSol,
   wrapSol,
-} from '../../libs/solana/src/instructions/system-token';
+} from '@app/solana/instructions/system-token';
 
 
 const key = (seed: number): PublicKey => Keypair.fromSeed(new Uint8Array(32).fill(seed)).publicKey;

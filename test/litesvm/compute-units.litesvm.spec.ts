@@ -5,7 +5,7 @@
  * compute, and for ordinary sizes (under 1% impact) the limit is at most 30% above what the
  * programs consumed.
  */
-import { MINTS } from '../../libs/solana/src/programs';
+import { MINTS } from '@app/solana';
 import { landSwap, poolPairs, REAL_PROGRAM_NAMES, svmWorld, type SvmWorld } from './svm-world';
 
 jest.setTimeout(300_000);

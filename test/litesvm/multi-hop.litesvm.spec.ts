@@ -5,8 +5,8 @@
  * otherAmountThreshold.
  */
 import { VersionedTransaction } from '@solana/web3.js';
-import { PROGRAM_IDS } from '../../libs/solana/src/programs';
-import { SWAP_DISCRIMINATORS } from '../../libs/solana/src/instructions/programs';
+import { PROGRAM_IDS } from '@app/solana';
+import { SWAP_DISCRIMINATORS } from '@app/solana';
 import { landSwap, moveSize, svmWorld, tradeFirst, type SvmWorld, type SwapAsk } from './svm-world';
 
 jest.setTimeout(180_000);

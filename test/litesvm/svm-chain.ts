@@ -11,11 +11,11 @@ import { join, resolve } from 'node:path';
 import { getTransactionDecoder } from '@solana/kit';
 import { PublicKey } from '@solana/web3.js';
 import { LiteSVM, FailedTransactionMetadata, type TransactionMetadata } from 'litesvm';
-import type { PoolUpdate } from '../../libs/contracts/src/pool-update';
-import { PROGRAM_IDS } from '../../libs/solana/src/programs';
-import { decodeCpmmPoolState } from '../../libs/solana/src/raydium-cpmm';
-import { decodeMint, decodeTokenAccount, encodeTokenAccount, EXTENSION_TYPE, type TokenExtension } from '../../libs/solana/src/spl-token';
-import { associatedTokenAddress } from '../../libs/solana/src/instructions/common';
+import type { PoolUpdate } from '@app/contracts';
+import { PROGRAM_IDS } from '@app/solana';
+import { decodeCpmmPoolState } from '@app/solana';
+import { decodeMint, decodeTokenAccount, encodeTokenAccount, EXTENSION_TYPE, type TokenExtension } from '@app/solana';
+import { associatedTokenAddress } from '@app/solana';
 
 /** where the binaries are: `../shared/programs` beside the repository (CI has them there) */
 export const PROGRAMS_DIR = resolve(__dirname, '..', '..', '..', 'shared', 'programs');

@@ -7,21 +7,21 @@
  * the service's transaction to the real programs and reports what the wallet paid and received.
  */
 import { Keypair } from '@solana/web3.js';
-import { SimMarket, type SimProgramName } from '../../libs/sim/src/market';
-import type { PoolUpdate } from '../../libs/contracts/src/pool-update';
-import { loadConfig } from '../../libs/config/src/config';
+import { SimMarket, type SimProgramName } from '@app/sim/market';
+import type { PoolUpdate } from '@app/contracts';
+import { loadConfig } from '@app/config';
 import { SwapService } from '../../apps/router/src/swap/swap.service';
 import type { SwapResult } from '../../apps/router/src/swap/swap-result';
 import type { ProjectionService } from '../../apps/router/src/projection/projection.service';
-import type { Projection } from '../../libs/pools/src/projection';
+import type { Projection } from '@app/pools';
 import { SimChainGateway } from '../../apps/router/src/chain/sim.gateway';
 import { LAMPORTS_PER_SIGNATURE, TOKEN_ACCOUNT_RENT } from '../../apps/router/src/chain/sim-chain';
 import type { RouteControls } from '../../apps/router/src/quote/route-controls';
-import { associatedTokenAddress } from '../../libs/solana/src/instructions/common';
-import { MINTS, PROGRAM_IDS } from '../../libs/solana/src/programs';
+import { associatedTokenAddress } from '@app/solana';
+import { MINTS, PROGRAM_IDS } from '@app/solana';
 import { projectionOf } from '../support/projection';
-import type { Pool } from '../../libs/amm/src/pool';
-import { evaluatePath } from '../../libs/amm/src/routing/route-search';
+import type { Pool } from '@app/amm';
+import { evaluatePath } from '@app/amm';
 import { buildSwap } from '../../apps/router/src/swap/swap-builder';
 import { compileTransaction, LookupTableIndex } from '../../apps/router/src/swap/transaction';
 import { SvmChain, whirlpoolRunsOnBinary, type SvmOutcome } from './svm-chain';

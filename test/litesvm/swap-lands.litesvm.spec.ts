@@ -6,7 +6,7 @@
  * a slippage failure AMM v4 raises as InsufficientFunds is read as slippage.
  */
 import { VersionedTransaction } from '@solana/web3.js';
-import { MINTS, PROGRAM_IDS } from '../../libs/solana/src/programs';
+import { MINTS, PROGRAM_IDS } from '@app/solana';
 import { AMM_V4_INSUFFICIENT_FUNDS } from '../../apps/router/src/chain/chain-gateway';
 import { simulationFromRpc } from '../../apps/router/src/chain/rpc.gateway';
 import { landSwap, moveSize, poolPairs, REAL_PROGRAM_NAMES, svmWorld, tradeFirst, type SvmWorld } from './svm-world';

@@ -6,8 +6,8 @@
 import * as http from 'node:http';
 import WebSocket from 'ws';
 import { keysCommand } from '../../apps/cli/src/keys';
-import { loadConfig } from '../../libs/config/src/config';
-import type { LogPort } from '../../libs/log/src/log.port';
+import { loadConfig } from '@app/config';
+import type { LogPort } from '@app/log';
 
 export interface Reply {
   status: number;

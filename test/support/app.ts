@@ -10,12 +10,12 @@ import { Test } from '@nestjs/testing';
 import { configureHttpApp } from '../../apps/router/src/http-app';
 import { useStreamWsAdapter } from '../../apps/stream/src/ws-adapter';
 import { ProjectionService } from '../../apps/router/src/projection/projection.service';
-import { loadConfig, type AppConfig } from '../../libs/config/src/config';
-import { APP_CONFIG } from '../../libs/config/src/config.module';
-import { encodePoolUpdate, type PoolUpdate } from '../../libs/contracts/src/pool-update';
-import { TOPICS } from '../../libs/contracts/src/topics';
-import { EmbeddedLog } from '../../libs/log/src/embedded/embedded-log';
-import type { LogPort } from '../../libs/log/src/log.port';
+import { loadConfig, type AppConfig } from '@app/config';
+import { APP_CONFIG } from '@app/config';
+import { encodePoolUpdate, type PoolUpdate } from '@app/contracts';
+import { TOPICS } from '@app/contracts';
+import { EmbeddedLog } from '@app/log/embedded/embedded-log';
+import type { LogPort } from '@app/log';
 import { NO_RATE_LIMIT } from './config';
 
 export async function listenApp(module: Type, config: AppConfig, opts: { stream?: boolean } = {}): Promise<{ app: INestApplication; port: number }> {

@@ -2,10 +2,10 @@
  * Hand-built Raydium CPMM accounts for end-to-end suites: a pool between two fresh mints that
  * nothing else trades (an "island"), with its mints and vaults, as pool-updates records.
  */
-import type { PoolUpdate } from '../../libs/contracts/src/pool-update';
-import { PROGRAM_IDS } from '../../libs/solana/src/programs';
-import { cpmmAuthority, encodeCpmmPoolState, type CpmmPoolState } from '../../libs/solana/src/raydium-cpmm';
-import { encodeMint, encodeTokenAccount } from '../../libs/solana/src/spl-token';
+import type { PoolUpdate } from '@app/contracts';
+import { PROGRAM_IDS } from '@app/solana';
+import { cpmmAuthority, encodeCpmmPoolState, type CpmmPoolState } from '@app/solana';
+import { encodeMint, encodeTokenAccount } from '@app/solana';
 
 /** a 6-decimal SPL mint */
 export function testMint(slot: number, address: string): PoolUpdate {

@@ -7,7 +7,7 @@
  * parent can check every visible record after killing this process with SIGKILL.
  */
 import * as zlib from 'zlib';
-import { EmbeddedLog } from '../../libs/log/src/embedded/embedded-log';
+import { EmbeddedLog } from '@app/log/embedded/embedded-log';
 
 const HEADER = 12; // 8 bytes offset (BE) + 4 bytes payload length
 const DIGEST = 4; // crc32 of header + payload

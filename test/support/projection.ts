@@ -1,5 +1,5 @@
-import { encodePoolUpdate, type PoolUpdate } from '../../libs/contracts/src/pool-update';
-import { Projection } from '../../libs/pools/src/projection';
+import { encodePoolUpdate, type PoolUpdate } from '@app/contracts';
+import { Projection } from '@app/pools';
 
 /** a projection of these pool updates, applied in order as one partition's records, its changes drained */
 export function projectionOf(updates: Iterable<PoolUpdate>): Projection {

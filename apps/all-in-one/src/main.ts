@@ -1,9 +1,9 @@
 import 'reflect-metadata';
 import { Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { logger } from '../../../libs/observability/src/logger';
-import { startApp } from '../../../libs/observability/src/start';
-import { accessSummary, startChecksOrExit } from '../../../libs/auth/src/self-hosted';
+import { logger } from '@app/observability';
+import { startApp } from '@app/observability';
+import { accessSummary, startChecksOrExit } from '@app/auth';
 import { IngestorModule } from '../../ingestor/src/ingestor.module';
 import { RouterModule } from '../../router/src/router.module';
 import { configureHttpApp } from '../../router/src/http-app';

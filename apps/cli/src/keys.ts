@@ -9,12 +9,12 @@
  * The log receives the key's SHA-256 hash, id, name, tier and state, never the key. Output is
  * JSON on stdout; a failure is one line on stderr, exit status 2.
  */
-import { generateApiKey, hashApiKey } from '../../../libs/auth/src/api-key';
-import { appendApiKey, readApiKeys } from '../../../libs/auth/src/api-keys-feed';
-import { isTierName, type ApiKeyRecord, type ApiKeyState } from '../../../libs/contracts/src/api-keys';
-import { loadConfig, type AppConfig } from '../../../libs/config/src/config';
-import { createLog } from '../../../libs/log/src/create-log';
-import type { LogPort } from '../../../libs/log/src/log.port';
+import { generateApiKey, hashApiKey } from '@app/auth';
+import { appendApiKey, readApiKeys } from '@app/auth';
+import { isTierName, type ApiKeyRecord, type ApiKeyState } from '@app/contracts';
+import { loadConfig, type AppConfig } from '@app/config';
+import { createLog } from '@app/log';
+import type { LogPort } from '@app/log';
 import { CliError, option, parseCliArgs, runCli, type CliArgs } from './args';
 
 const NEXT_STATE: Record<string, ApiKeyState> = { disable: 'disabled', enable: 'active', revoke: 'revoked' };

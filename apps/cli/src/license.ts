@@ -12,7 +12,7 @@
  */
 import * as fs from 'node:fs';
 import { createPublicKey, generateKeyPairSync } from 'node:crypto';
-import { issueLicense, verifyLicense } from '../../../libs/auth/src/license';
+import { issueLicense, verifyLicense } from '@app/auth';
 import { CliError, option, parseCliArgs, runCli } from './args';
 
 export function licenseCommand(argv: readonly string[], out: (o: object) => void): void {

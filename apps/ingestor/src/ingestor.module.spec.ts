@@ -3,8 +3,8 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { Test } from '@nestjs/testing';
-import { EmbeddedLog } from '../../../libs/log/src/embedded/embedded-log';
-import { LOG_PORT, type LogPort } from '../../../libs/log/src/log.port';
+import { EmbeddedLog } from '@app/log/embedded/embedded-log';
+import { LOG_PORT, type LogPort } from '@app/log';
 import { IngestorModule } from './ingestor.module';
 import { IngestorService } from './ingestor.service';
 

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
-import { ConfigModule } from '../../../libs/config/src/config.module';
-import { LogModule } from '../../../libs/log/src/log.module';
+import { ConfigModule } from '@app/config';
+import { LogModule } from '@app/log';
 import { IngestorService } from './ingestor.service';
 
 /** Turns the configured chain source (sim | file) into `pool-updates` records on the log. */

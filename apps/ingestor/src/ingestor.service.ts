@@ -1,7 +1,7 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { APP_CONFIG } from '../../../libs/config/src/config.module';
-import type { AppConfig } from '../../../libs/config/src/config';
-import { LOG_PORT, type LogPort } from '../../../libs/log/src/log.port';
+import { APP_CONFIG } from '@app/config';
+import type { AppConfig } from '@app/config';
+import { LOG_PORT, type LogPort } from '@app/log';
 import { Ingestor, type IngestorStats } from './ingestor';
 import { LookupTableIngest } from './rpc/lookup-tables';
 import { RpcSource } from './rpc/rpc-source';

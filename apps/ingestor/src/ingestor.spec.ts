@@ -1,12 +1,12 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { encodePoolUpdate } from '../../../libs/contracts/src/pool-update';
-import { EmbeddedLog } from '../../../libs/log/src/embedded/embedded-log';
-import type { LogMessage, LogPort } from '../../../libs/log/src/log.port';
+import { encodePoolUpdate } from '@app/contracts';
+import { EmbeddedLog } from '@app/log/embedded/embedded-log';
+import type { LogMessage, LogPort } from '@app/log';
 import { RecordingWriter } from './file/recording';
 import { Ingestor, IngestorStartError, type IngestorLogger, type IngestorOptions } from './ingestor';
-import { SimMarket } from '../../../libs/sim/src/market';
+import { SimMarket } from '@app/sim';
 
 const TOPIC = 'pool-updates';
 

@@ -15,14 +15,14 @@
  */
 import * as fs from 'fs';
 import { performance } from 'perf_hooks';
-import type { AppConfig } from '../../../libs/config/src/config';
-import { decodePoolUpdate, encodePoolUpdate, type PoolUpdate } from '../../../libs/contracts/src/pool-update';
-import { TOPICS } from '../../../libs/contracts/src/topics';
-import type { LogMessage, LogPort, LogRecord, Positions } from '../../../libs/log/src/log.port';
+import type { AppConfig } from '@app/config';
+import { decodePoolUpdate, encodePoolUpdate, type PoolUpdate } from '@app/contracts';
+import { TOPICS } from '@app/contracts';
+import type { LogMessage, LogPort, LogRecord, Positions } from '@app/log';
 import { readRecording, RecordingWriter } from './file/recording';
-import { CHECKPOINT_EVERY_SLOTS, SimCheckpoints, slotDigest } from '../../../libs/sim/src/checkpoint';
-import { SimMarket } from '../../../libs/sim/src/market';
-import { metrics } from '../../../libs/observability/src/metrics';
+import { CHECKPOINT_EVERY_SLOTS, SimCheckpoints, slotDigest } from '@app/sim';
+import { SimMarket } from '@app/sim';
+import { metrics } from '@app/observability';
 
 export type IngestorOptions = Pick<
   AppConfig,

@@ -1,9 +1,9 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { LOG_PORT, type LogPort } from '../../../libs/log/src/log.port';
-import { startOpsServer } from '../../../libs/observability/src/ops-server';
-import { startApp } from '../../../libs/observability/src/start';
+import { LOG_PORT, type LogPort } from '@app/log';
+import { startOpsServer } from '@app/observability';
+import { startApp } from '@app/observability';
 import { IngestorModule } from './ingestor.module';
 import { IngestorService } from './ingestor.service';
 

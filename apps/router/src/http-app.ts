@@ -1,8 +1,8 @@
 import type { INestApplication } from '@nestjs/common';
-import { compressLargeAnswers, corsOptions, jsonBodyParser } from '../../../libs/http/src/edge';
-import { configureServerEdge } from '../../../libs/http/src/server-edge';
-import { AccessService } from '../../../libs/auth/src/access.module';
-import { gateMiddleware } from '../../../libs/auth/src/gate-middleware';
+import { compressLargeAnswers, corsOptions, jsonBodyParser } from '@app/http';
+import { configureServerEdge } from '@app/http';
+import { AccessService } from '@app/auth';
+import { gateMiddleware } from '@app/auth';
 import { ApiExceptionFilter } from './http/api-error';
 import { setupOpenApi } from './openapi';
 

@@ -1,8 +1,8 @@
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
-import { logger } from '../../../libs/observability/src/logger';
-import { startApp } from '../../../libs/observability/src/start';
-import { accessSummary, startChecksOrExit } from '../../../libs/auth/src/self-hosted';
+import { logger } from '@app/observability';
+import { startApp } from '@app/observability';
+import { accessSummary, startChecksOrExit } from '@app/auth';
 import { configureHttpApp } from './http-app';
 import { RouterModule } from './router.module';
 

@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
-import { ConfigModule } from '../../../libs/config/src/config.module';
-import { LogModule } from '../../../libs/log/src/log.module';
-import { AccessModule } from '../../../libs/auth/src/access.module';
+import { ConfigModule } from '@app/config';
+import { LogModule } from '@app/log';
+import { AccessModule } from '@app/auth';
 import { QuotesServedService } from './audit/quotes-served.service';
 import { HealthController } from './http/health.controller';
 import { InterestHost } from './interest/interest-host';

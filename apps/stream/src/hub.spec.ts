@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { quoteMessage, quoteText, StreamHub, type StreamConnection } from './hub';
-import type { QuotesChanged } from '../../../libs/contracts/src/stream';
+import type { QuotesChanged } from '@app/contracts';
 
 const SOL = 'So11111111111111111111111111111111111111112';
 const USDC = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v';

@@ -1,5 +1,5 @@
-import { StringInterner } from '../../../libs/contracts/src/interner';
-import { parseTuple, plainQuote, sameQuote, tupleKey, type QuoteTuple, type QuotesChanged } from '../../../libs/contracts/src/stream';
+import { StringInterner } from '@app/contracts';
+import { parseTuple, plainQuote, sameQuote, tupleKey, type QuoteTuple, type QuotesChanged } from '@app/contracts';
 
 /**
  * The stream's state, plain TypeScript: connections, their subscriptions, the last quote per

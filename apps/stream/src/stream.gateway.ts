@@ -2,14 +2,14 @@ import { Inject, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { ConnectedSocket, MessageBody, OnGatewayConnection, OnGatewayDisconnect, SubscribeMessage, WebSocketGateway } from '@nestjs/websockets';
 import type { IncomingMessage } from 'http';
 import type { WebSocket } from 'ws';
-import type { GatedRequest } from '../../../libs/auth/src/access-gate';
+import type { GatedRequest } from '@app/auth';
 import { OwnerCaps } from './owner-caps';
 import { EVENTS, MAX_PAYLOAD_BYTES } from './protocol';
 import type { StreamConnection } from './hub';
 import { StreamService } from './stream.service';
-import { APP_CONFIG } from '../../../libs/config/src/config.module';
-import type { AppConfig } from '../../../libs/config/src/config';
-import { metrics } from '../../../libs/observability/src/metrics';
+import { APP_CONFIG } from '@app/config';
+import type { AppConfig } from '@app/config';
+import { metrics } from '@app/observability';
 
 let nextId = 1;
 

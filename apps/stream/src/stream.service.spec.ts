@@ -9,9 +9,9 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import { Logger } from '@nestjs/common';
-import { decodeQuoteInterest, encodeQuotesChanged, tupleKey, type QuotesChanged, type QuoteTuple } from '../../../libs/contracts/src/stream';
-import { TOPICS } from '../../../libs/contracts/src/topics';
-import { EmbeddedLog } from '../../../libs/log/src/embedded/embedded-log';
+import { decodeQuoteInterest, encodeQuotesChanged, tupleKey, type QuotesChanged, type QuoteTuple } from '@app/contracts';
+import { TOPICS } from '@app/contracts';
+import { EmbeddedLog } from '@app/log/embedded/embedded-log';
 import type { StreamConnection } from './hub';
 import { LEASE_CHUNK, LEASE_TTL_MS, StreamService } from './stream.service';
 

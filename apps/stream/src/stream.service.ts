@@ -1,11 +1,11 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { randomUUID } from 'crypto';
-import { TOPICS } from '../../../libs/contracts/src/topics';
-import { decodeQuotesChanged, encodeQuoteInterest, tupleKey, type QuoteTuple } from '../../../libs/contracts/src/stream';
-import { ContractError } from '../../../libs/contracts/src/errors';
-import { LOG_PORT, type LogMessage, type LogPort, type Subscription } from '../../../libs/log/src/log.port';
+import { TOPICS } from '@app/contracts';
+import { decodeQuotesChanged, encodeQuoteInterest, tupleKey, type QuoteTuple } from '@app/contracts';
+import { ContractError } from '@app/contracts';
+import { LOG_PORT, type LogMessage, type LogPort, type Subscription } from '@app/log';
 import { StreamHub } from './hub';
-import { metrics } from '../../../libs/observability/src/metrics';
+import { metrics } from '@app/observability';
 
 /** How often this instance re-announces its whole interest set, and how long the router keeps it. */
 export const LEASE_INTERVAL_MS = 5_000;

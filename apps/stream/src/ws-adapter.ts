@@ -1,10 +1,10 @@
 import type { INestApplication } from '@nestjs/common';
 import { WsAdapter } from '@nestjs/platform-ws';
 import type { IncomingMessage } from 'http';
-import type { AccessGate } from '../../../libs/auth/src/access-gate';
-import { AccessService } from '../../../libs/auth/src/access.module';
+import type { AccessGate } from '@app/auth';
+import { AccessService } from '@app/auth';
 import { parseFrame, type RawFrame } from './protocol';
-import { metrics } from '../../../libs/observability/src/metrics';
+import { metrics } from '@app/observability';
 
 /** the code of the ws library's error for a message over the server's maxPayload (it then closes with 1009) */
 const MESSAGE_TOO_BIG = 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH';

@@ -35,3 +35,9 @@ export {
   U64_MAX as WHIRLPOOL_U64_MAX,
   computeSwapStep as whirlpoolComputeSwapStep,
 } from './programs/orca-whirlpool';
+export { PriceOracle } from './pricing/price-oracle';
+export type { PriceOracleStats, PriceRecord } from './pricing/price-oracle';
+export { buildSyntheticClmm } from './programs/raydium-clmm/synthetic';
+export { InsufficientLiquidityError, NoPoolError, NoRouteError, RouteError, evaluatePath, findBestRoute, findCandidatePaths } from './routing/route-search';
+export type { CandidatePath, ReplacedPool, Route, RouteHop, RouteRequest, RouteSearchOptions, SwapMode, TokenGraph } from './routing/route-search';
+export { routeShares } from './routing/split';

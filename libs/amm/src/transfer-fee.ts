@@ -16,7 +16,7 @@
  * or post + maximumFee when that is not above it (bps = 10_000: always the maximum fee).
  */
 import { PoolQuoteError, type HopQuote } from './pool';
-import { mintTransferFeeConfig, transferFeeForEpoch, type MintAccount } from '../../solana/src/spl-token';
+import { mintTransferFeeConfig, transferFeeForEpoch, type MintAccount } from '@app/solana';
 
 export const SLOTS_PER_EPOCH = 432_000;
 const ONE_IN_BPS = 10_000n;

@@ -7,10 +7,10 @@
  * gate, a log line included, can see it; the key's id is left on the request instead. No Nest.
  */
 import type { IncomingMessage } from 'http';
-import { clientAddress } from '../../http/src/client-address';
-import { RATE_LIMITED_BODY, rateHeaders } from '../../http/src/rate-limit';
-import { isOpenPath } from '../../http/src/request-path';
-import { DEFAULT_TIER, type TierRateLimiter } from '../../http/src/tier-limiter';
+import { clientAddress } from '@app/http';
+import { RATE_LIMITED_BODY, rateHeaders } from '@app/http';
+import { isOpenPath } from '@app/http';
+import { DEFAULT_TIER, type TierRateLimiter } from '@app/http';
 import type { ApiKeyRegistry } from './api-key';
 import type { LicenseWatch } from './self-hosted';
 

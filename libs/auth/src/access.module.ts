@@ -6,11 +6,11 @@
  */
 import { Global, Inject, Injectable, Logger, Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import Redis from 'ioredis';
-import { APP_CONFIG, ConfigModule } from '../../config/src/config.module';
-import type { AppConfig } from '../../config/src/config';
-import { TierRateLimiter } from '../../http/src/tier-limiter';
-import { LOG_PORT, type LogPort } from '../../log/src/log.port';
-import { LogModule } from '../../log/src/log.module';
+import { APP_CONFIG, ConfigModule } from '@app/config';
+import type { AppConfig } from '@app/config';
+import { TierRateLimiter } from '@app/http';
+import { LOG_PORT, type LogPort } from '@app/log';
+import { LogModule } from '@app/log';
 import { AccessGate } from './access-gate';
 import { ApiKeysFeed } from './api-keys-feed';
 import { LicenseWatch } from './self-hosted';

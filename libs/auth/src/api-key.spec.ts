@@ -1,5 +1,5 @@
 import { ApiKeyRegistry, generateApiKey, hashApiKey, isKeyShaped } from './api-key';
-import { decodeApiKeyRecord, encodeApiKeyRecord, type ApiKeyRecord } from '../../contracts/src/api-keys';
+import { decodeApiKeyRecord, encodeApiKeyRecord, type ApiKeyRecord } from '@app/contracts';
 
 const record = (key: string, over: Partial<ApiKeyRecord> = {}): ApiKeyRecord => ({ id: 'key-1', hash: hashApiKey(key), name: 'alice', tier: 'default', state: 'active', at: 1, ...over });
 

@@ -4,7 +4,7 @@
  * newest record of each id, and a lookup of a presented key by its hash compared in constant time.
  */
 import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import type { ApiKeyRecord } from '../../contracts/src/api-keys';
+import type { ApiKeyRecord } from '@app/contracts';
 
 export const KEY_HEX_CHARS = 64;
 

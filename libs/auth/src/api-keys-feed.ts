@@ -3,9 +3,9 @@
  * to the end before the instance serves, then tailed, so a change reaches it within the log's
  * delivery time), and the reads and appends the keys CLI makes beside a running service.
  */
-import { decodeApiKeyRecord, encodeApiKeyRecord, type ApiKeyRecord } from '../../contracts/src/api-keys';
-import { TOPICS } from '../../contracts/src/topics';
-import type { LogPort, Positions, Subscription } from '../../log/src/log.port';
+import { decodeApiKeyRecord, encodeApiKeyRecord, type ApiKeyRecord } from '@app/contracts';
+import { TOPICS } from '@app/contracts';
+import type { LogPort, Positions, Subscription } from '@app/log';
 import { ApiKeyRegistry } from './api-key';
 
 /** every record of the topic applied to a registry (the CLI's view of the keys) */

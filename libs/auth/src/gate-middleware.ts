@@ -4,8 +4,8 @@
  * the gate's refusal (401, 403, 429 with Retry-After, 503), as the JSON envelope.
  */
 import type { IncomingMessage, ServerResponse } from 'http';
-import { metrics } from '../../observability/src/metrics';
-import { setRequestKeyId } from '../../observability/src/request-context';
+import { metrics } from '@app/observability';
+import { setRequestKeyId } from '@app/observability';
 import type { AccessGate } from './access-gate';
 
 export function gateMiddleware(gate: AccessGate): (req: IncomingMessage, res: ServerResponse, next: (err?: unknown) => void) => void {

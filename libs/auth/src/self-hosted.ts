@@ -4,8 +4,8 @@
  * non-zero); while running, the license verified again daily, and new requests refused once it
  * has expired (the process stays up).
  */
-import { rpcEndpoints } from '../../solana/src/rpc-endpoint';
-import type { AppConfig } from '../../config/src/config';
+import { rpcEndpoints } from '@app/solana';
+import type { AppConfig } from '@app/config';
 import { LicenseError, verifyLicense, type LicensePayload } from './license';
 
 export const LICENSE_RECHECK_MS = 24 * 60 * 60 * 1000;

@@ -2,8 +2,8 @@
  * Every setting the service reads, from the environment, validated once at start.
  * The README's configuration table lists the same variables.
  */
-import { isPublicKey } from '../../solana/src/base58';
-import { MINTS } from '../../solana/src/programs';
+import { isPublicKey } from '@app/solana';
+import { MINTS } from '@app/solana';
 import { DurationError, logLifecycleSettings, type LogLifecycleSettings } from './log-lifecycle';
 
 export type LogDriver = 'embedded' | 'kafka';

@@ -3,7 +3,7 @@
  * (LOG_RETENTION_*) and the router's health bound on projection lag (HEALTH_MAX_LAG_RECORDS).
  * Read by loadConfig (config.ts); the README's configuration table lists them.
  */
-import type { TopicName } from '../../contracts/src/topics';
+import type { TopicName } from '@app/contracts';
 
 type Env = Record<string, string | undefined>;
 

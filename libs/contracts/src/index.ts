@@ -5,3 +5,5 @@ export * from './stream';
 export * from './quotes-served';
 export * from './interner';
 export * from './api-keys';
+export { decodeIngestStatus, encodeIngestStatus, ingestLag } from './ingest-status';
+export type { IngestStatus } from './ingest-status';

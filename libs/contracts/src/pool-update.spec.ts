@@ -1,6 +1,6 @@
 import fc from 'fast-check';
-import { base58Encode } from '../../solana/src/base58';
-import { PROGRAM_IDS } from '../../solana/src/programs';
+import { base58Encode } from '@app/solana';
+import { PROGRAM_IDS } from '@app/solana';
 import { ContractError } from './errors';
 import { decodePoolUpdate, encodePoolUpdate, type PoolUpdate } from './pool-update';
 

@@ -1,4 +1,4 @@
-import { internPublicKey, isPublicKey } from '../../solana/src/base58';
+import { internPublicKey, isPublicKey } from '@app/solana';
 import { ContractError } from './errors';
 import { TOPICS } from './topics';
 

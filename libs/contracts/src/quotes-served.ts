@@ -1,4 +1,4 @@
-import { isPublicKey } from '../../solana/src/base58';
+import { isPublicKey } from '@app/solana';
 import { ContractError } from './errors';
 import { TOPICS } from './topics';
 

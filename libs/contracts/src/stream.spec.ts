@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { base58Encode } from '../../solana/src/base58';
+import { base58Encode } from '@app/solana';
 import { decodeQuoteInterest, decodeQuotesChanged, encodeQuoteInterest, encodeQuotesChanged, parseTuple, parseTupleKey, sameQuote, tupleKey, type QuotesChanged } from './stream';
 
 const SOL = 'So11111111111111111111111111111111111111112';

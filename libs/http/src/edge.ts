@@ -10,7 +10,7 @@ import * as express from 'express';
 import compression from 'compression';
 import helmet from 'helmet';
 import type { CorsOptions } from '@nestjs/common/interfaces/external/cors-options.interface';
-import type { AppConfig } from '../../config/src/config';
+import type { AppConfig } from '@app/config';
 import { jsonDepthExceeds, MAX_JSON_DEPTH } from './json-depth';
 
 /** the largest JSON body accepted (body-parser's default, kept on purpose: the API's bodies are a few hundred bytes) */

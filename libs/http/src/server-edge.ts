@@ -1,8 +1,8 @@
 import type { INestApplication } from '@nestjs/common';
 import type { Server } from 'http';
-import { APP_CONFIG } from '../../config/src/config.module';
-import type { AppConfig } from '../../config/src/config';
-import { accessLog } from '../../observability/src/access-log';
+import { APP_CONFIG } from '@app/config';
+import type { AppConfig } from '@app/config';
+import { accessLog } from '@app/observability';
 import { answerClientErrors } from './client-error';
 import { applyServerLimits, requireHost, securityHeaders } from './edge';
 

@@ -1,6 +1,6 @@
 import * as path from 'path';
-import { TOPICS } from '../../contracts/src/topics';
-import type { AppConfig } from '../../config/src/config';
+import { TOPICS } from '@app/contracts';
+import type { AppConfig } from '@app/config';
 import { EmbeddedLog } from './embedded/embedded-log';
 import type { TopicRetentionPolicy } from './embedded/retention';
 import { KafkaLog } from './kafka/kafka-log';

@@ -1,6 +1,6 @@
 import { Global, Inject, Module, OnApplicationShutdown } from '@nestjs/common';
-import { APP_CONFIG } from '../../config/src/config.module';
-import type { AppConfig } from '../../config/src/config';
+import { APP_CONFIG } from '@app/config';
+import type { AppConfig } from '@app/config';
 import { createLog } from './create-log';
 import { LOG_PORT, type LogPort } from './log.port';
 

@@ -6,7 +6,7 @@
 import * as os from 'node:os';
 import type { LoggerService } from '@nestjs/common';
 import pino, { type DestinationStream, type Logger } from 'pino';
-import type { AppConfig } from '../../config/src/config';
+import type { AppConfig } from '@app/config';
 import { currentRequest } from './request-context';
 
 export type AppName = 'all-in-one' | 'router' | 'stream' | 'ingestor';

@@ -4,9 +4,9 @@
  * the "incomplete pool" plumbing that turns a missing or undecodable account into an Unroutable
  * with its reason. No program knowledge here.
  */
-import { epochOfSlot, type EpochTransferFee } from '../../amm/src/transfer-fee';
-import { readU64 } from '../../solana/src/bytes';
-import { AccountDecodeError } from '../../solana/src/decode-error';
+import { epochOfSlot, type EpochTransferFee } from '@app/amm';
+import { readU64 } from '@app/solana';
+import { AccountDecodeError } from '@app/solana';
 import {
   decodeMint,
   decodeTokenAccount,
@@ -15,7 +15,7 @@ import {
   type MintAccount,
   type TokenAccount,
   type TransferFeeConfig,
-} from '../../solana/src/spl-token';
+} from '@app/solana';
 import type { AccountView, BuildResult, Unroutable } from './program-registry';
 
 /** true when a and b have the same length and the same bytes outside [from, to) */

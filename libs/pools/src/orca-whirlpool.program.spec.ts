@@ -1,12 +1,12 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { PoolQuoteError } from '../../amm/src/pool';
-import { WhirlpoolPool } from '../../amm/src/programs/orca-whirlpool/pool';
-import { swapTickArrayStartIndexes } from '../../amm/src/programs/orca-whirlpool/swap';
-import { exactInWithTransferFees, exactOutWithTransferFees } from '../../amm/src/transfer-fee';
-import { decodeTickArray, decodeWhirlpool, encodeWhirlpool, whirlpoolTickArrayAddress } from '../../solana/src/orca-whirlpool';
-import { PROGRAM_IDS } from '../../solana/src/programs';
-import { decodeMint, encodeMint } from '../../solana/src/spl-token';
+import { PoolQuoteError } from '@app/amm';
+import { WhirlpoolPool } from '@app/amm';
+import { swapTickArrayStartIndexes } from '@app/amm';
+import { exactInWithTransferFees, exactOutWithTransferFees } from '@app/amm';
+import { decodeTickArray, decodeWhirlpool, encodeWhirlpool, whirlpoolTickArrayAddress } from '@app/solana';
+import { PROGRAM_IDS } from '@app/solana';
+import { decodeMint, encodeMint } from '@app/solana';
 import { Feed, FIXTURES, fixtureAccount, transferFeeExtension, type RawAccount } from './spec-support';
 
 const ESS = 'orca-whirlpool/whirlpool-essentials';

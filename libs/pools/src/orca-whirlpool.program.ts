@@ -13,10 +13,10 @@
  * major-swap times). The adaptive fee only decays as time passes, so the quote is the one the
  * program gives at that instant and never overstates the output at any later instant.
  */
-import type { Pool } from '../../amm/src/pool';
-import { WhirlpoolPool, whirlpoolDependencies } from '../../amm/src/programs/orca-whirlpool/pool';
-import { swapTickArrayStartIndexes } from '../../amm/src/programs/orca-whirlpool/swap';
-import { whirlpoolTickArrayStarts } from '../../amm/src/programs/orca-whirlpool/pool';
+import type { Pool } from '@app/amm';
+import { WhirlpoolPool, whirlpoolDependencies } from '@app/amm';
+import { swapTickArrayStartIndexes } from '@app/amm';
+import { whirlpoolTickArrayStarts } from '@app/amm';
 import {
   WHIRLPOOL_DISCRIMINATORS,
   decodeOracle,
@@ -29,8 +29,8 @@ import {
   type Whirlpool,
   type WhirlpoolOracle,
   type WhirlpoolTickArray,
-} from '../../solana/src/orca-whirlpool';
-import { PROGRAM_IDS } from '../../solana/src/programs';
+} from '@app/solana';
+import { PROGRAM_IDS } from '@app/solana';
 import { building, decodeAs, mintWithTransferFee, need, PoolIncomplete, routableOrReason } from './account-decoders';
 import type { AccountView, BuildResult, ProgramModule } from './program-registry';
 

@@ -3,7 +3,7 @@
  * The projection knows nothing about any program's layout; adding a program = adding one module
  * to `DEFAULT_PROGRAM_MODULES` (or passing it to the Projection).
  */
-import type { Pool, PoolKind } from '../../amm/src/pool';
+import type { Pool, PoolKind } from '@app/amm';
 
 /** A raw account as the projection holds it (closed accounts are absent). */
 export interface AccountView {

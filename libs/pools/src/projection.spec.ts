@@ -1,10 +1,10 @@
-import { _testing, findBestRoute, type TokenGraph } from '../../amm/src/routing/route-search';
-import { CpmmPool } from '../../amm/src/programs/raydium-cpmm/pool';
-import { encodePoolUpdate, type PoolUpdate } from '../../contracts/src/pool-update';
-import { MINTS, PROGRAM_IDS } from '../../solana/src/programs';
-import { decodeCpmmPoolState, encodeCpmmPoolState } from '../../solana/src/raydium-cpmm';
-import { decodeTokenAccount, encodeTokenAccount } from '../../solana/src/spl-token';
-import { SimMarket } from '../../sim/src/market';
+import { _testing, findBestRoute, type TokenGraph } from '@app/amm/routing/route-search';
+import { CpmmPool } from '@app/amm';
+import { encodePoolUpdate, type PoolUpdate } from '@app/contracts';
+import { MINTS, PROGRAM_IDS } from '@app/solana';
+import { decodeCpmmPoolState, encodeCpmmPoolState } from '@app/solana';
+import { decodeTokenAccount, encodeTokenAccount } from '@app/solana';
+import { SimMarket } from '@app/sim';
 import { Projection, type ProjectionRecord } from './projection';
 import { mintAccount, poolState, tokenAccount } from './raydium-cpmm.program';
 

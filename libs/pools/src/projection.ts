@@ -15,13 +15,13 @@
  * depend on it, its token-account authority, its flags) sits in one AccountSlot, so a write costs
  * one Map lookup; a pool holds the slots of its dependencies, so re-materialising it looks none up.
  */
-import type { Pool } from '../../amm/src/pool';
-import type { ReplacedPool, TokenGraph } from '../../amm/src/routing/route-search';
-import { ContractError } from '../../contracts/src/errors';
-import { decodePoolUpdate } from '../../contracts/src/pool-update';
-import { PROGRAM_IDS } from '../../solana/src/programs';
-import { readPubkey } from '../../solana/src/base58';
-import { ACCOUNT_TYPE_ACCOUNT, ACCOUNT_TYPE_MINT, ACCOUNT_TYPE_OFFSET, MINT_SIZE, TOKEN_ACCOUNT_SIZE } from '../../solana/src/spl-token';
+import type { Pool } from '@app/amm';
+import type { ReplacedPool, TokenGraph } from '@app/amm';
+import { ContractError } from '@app/contracts';
+import { decodePoolUpdate } from '@app/contracts';
+import { PROGRAM_IDS } from '@app/solana';
+import { readPubkey } from '@app/solana';
+import { ACCOUNT_TYPE_ACCOUNT, ACCOUNT_TYPE_MINT, ACCOUNT_TYPE_OFFSET, MINT_SIZE, TOKEN_ACCOUNT_SIZE } from '@app/solana';
 import { isUnroutable, ProgramRegistry, type AccountLookup, type AccountView, type BuildResult, type ProgramModule } from './program-registry';
 import { mintAccount } from './account-decoders';
 import { orcaWhirlpoolModule } from './orca-whirlpool.program';

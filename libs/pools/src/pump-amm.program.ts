@@ -4,9 +4,9 @@
  * token accounts (the reserves) and both mints (the base mint's supply picks the market-cap fee
  * tier; Token-2022 transfer fees). Any of them missing or undecodable makes it unroutable.
  */
-import type { Pool } from '../../amm/src/pool';
-import { PumpAmmPool } from '../../amm/src/programs/pump-amm/pool';
-import { PROGRAM_IDS } from '../../solana/src/programs';
+import type { Pool } from '@app/amm';
+import { PumpAmmPool } from '@app/amm';
+import { PROGRAM_IDS } from '@app/solana';
 import {
   PUMP_AMM_GLOBAL_CONFIG_DISCRIMINATOR,
   PUMP_AMM_POOL_DISCRIMINATOR,
@@ -16,8 +16,8 @@ import {
   pumpAmmGlobalConfigAddress,
   type PumpAmmGlobalConfig,
   type PumpAmmPoolState,
-} from '../../solana/src/pump-amm';
-import { decodePumpFeeConfig, pumpFeeConfigAddress, type PumpFeeConfig } from '../../solana/src/pump-fun';
+} from '@app/solana';
+import { decodePumpFeeConfig, pumpFeeConfigAddress, type PumpFeeConfig } from '@app/solana';
 import { building, decodeAs, mintWithTransferFee, need, routableOrReason, vaultAccount } from './account-decoders';
 import type { AccountView, BuildResult, ProgramModule } from './program-registry';
 

@@ -9,9 +9,9 @@
  * FeeConfig / mint, or an undecodable one: unroutable with the reason. A `complete` curve does not
  * trade (its token moved to PumpSwap): unroutable.
  */
-import type { Pool } from '../../amm/src/pool';
-import { PumpFunCurve } from '../../amm/src/programs/pump-fun/pool';
-import { MINTS, PROGRAM_IDS } from '../../solana/src/programs';
+import type { Pool } from '@app/amm';
+import { PumpFunCurve } from '@app/amm';
+import { MINTS, PROGRAM_IDS } from '@app/solana';
 import {
   PUMP_BONDING_CURVE_DISCRIMINATOR,
   decodePumpBondingCurve,
@@ -22,7 +22,7 @@ import {
   pumpGlobalAddress,
   type PumpBondingCurve,
   type PumpGlobal,
-} from '../../solana/src/pump-fun';
+} from '@app/solana';
 import { building, decodeAs, mintWithTransferFee, need, PoolIncomplete, routableOrReason, tokenAccount } from './account-decoders';
 import { pumpFeeConfig } from './pump-amm.program';
 import type { AccountLookup, AccountView, BuildResult, ProgramModule } from './program-registry';

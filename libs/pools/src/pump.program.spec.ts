@@ -1,9 +1,9 @@
-import { PoolQuoteError } from '../../amm/src/pool';
-import { PumpAmmPool } from '../../amm/src/programs/pump-amm/pool';
-import { PumpFunCurve } from '../../amm/src/programs/pump-fun/pool';
-import { exactInWithTransferFees, exactOutWithTransferFees } from '../../amm/src/transfer-fee';
-import { MINTS, PROGRAM_IDS } from '../../solana/src/programs';
-import { encodePumpAmmGlobalConfig, encodePumpAmmPool, type PumpAmmGlobalConfig, type PumpAmmPoolState } from '../../solana/src/pump-amm';
+import { PoolQuoteError } from '@app/amm';
+import { PumpAmmPool } from '@app/amm';
+import { PumpFunCurve } from '@app/amm';
+import { exactInWithTransferFees, exactOutWithTransferFees } from '@app/amm';
+import { MINTS, PROGRAM_IDS } from '@app/solana';
+import { encodePumpAmmGlobalConfig, encodePumpAmmPool, type PumpAmmGlobalConfig, type PumpAmmPoolState } from '@app/solana';
 import {
   DEFAULT_PUBKEY,
   PUMP_FEES_PROGRAM_ID,
@@ -13,8 +13,8 @@ import {
   encodePumpFeeConfig,
   pumpBondingCurveAddress,
   type PumpFeeConfig,
-} from '../../solana/src/pump-fun';
-import { encodeMint, encodeTokenAccount } from '../../solana/src/spl-token';
+} from '@app/solana';
+import { encodeMint, encodeTokenAccount } from '@app/solana';
 import { pumpAmmSharedAccounts } from './pump-amm.program';
 import { pumpFunSharedAccounts } from './pump-fun.program';
 import { Feed, fixtureAccount, testKey, transferFeeExtension, type RawAccount } from './spec-support';

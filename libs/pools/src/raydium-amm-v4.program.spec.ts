@@ -1,7 +1,7 @@
-import { AmmV4Pool } from '../../amm/src/programs/raydium-amm-v4/pool';
-import { PROGRAM_IDS } from '../../solana/src/programs';
-import { decodeAmmV4Info } from '../../solana/src/raydium-amm-v4';
-import { decodeTokenAccount } from '../../solana/src/spl-token';
+import { AmmV4Pool } from '@app/amm';
+import { PROGRAM_IDS } from '@app/solana';
+import { decodeAmmV4Info } from '@app/solana';
+import { decodeTokenAccount } from '@app/solana';
 import { Feed, fixtureAccount } from './spec-support';
 
 const DIR = 'raydium-amm-v4/unattributed';

@@ -4,10 +4,10 @@
  * depends on its coin and pc vaults (reserves = balances minus the pnl owed) and both mints.
  * Any of them missing or undecodable, or a vault holding another mint, makes it unroutable.
  */
-import type { Pool } from '../../amm/src/pool';
-import { AmmV4Pool, ammV4Dependencies } from '../../amm/src/programs/raydium-amm-v4/pool';
-import { PROGRAM_IDS } from '../../solana/src/programs';
-import { AMM_V4_INFO_SIZE, decodeAmmV4Info, type AmmV4Info } from '../../solana/src/raydium-amm-v4';
+import type { Pool } from '@app/amm';
+import { AmmV4Pool, ammV4Dependencies } from '@app/amm';
+import { PROGRAM_IDS } from '@app/solana';
+import { AMM_V4_INFO_SIZE, decodeAmmV4Info, type AmmV4Info } from '@app/solana';
 import { building, decodeAs, mintWithTransferFee, need, PoolIncomplete, routableOrReason, vaultAccount } from './account-decoders';
 import type { AccountView, BuildResult, ProgramModule } from './program-registry';
 

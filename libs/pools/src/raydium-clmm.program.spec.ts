@@ -1,7 +1,7 @@
-import { ClmmPool, clmmTickArrayStartIndexes } from '../../amm/src/programs/raydium-clmm/pool';
-import { buildSyntheticClmm, type SyntheticClmm } from '../../amm/src/programs/raydium-clmm/synthetic';
-import { exactInWithTransferFees, exactOutWithTransferFees } from '../../amm/src/transfer-fee';
-import { PROGRAM_IDS } from '../../solana/src/programs';
+import { ClmmPool, clmmTickArrayStartIndexes } from '@app/amm';
+import { buildSyntheticClmm, type SyntheticClmm } from '@app/amm/programs/raydium-clmm/synthetic';
+import { exactInWithTransferFees, exactOutWithTransferFees } from '@app/amm';
+import { PROGRAM_IDS } from '@app/solana';
 import {
   clmmBitmapExtensionAddress,
   clmmTickArrayAddress,
@@ -10,8 +10,8 @@ import {
   encodeClmmPoolState,
   encodeClmmTickArrayBitmapExtension,
   encodeClmmTickArrayState,
-} from '../../solana/src/raydium-clmm';
-import { encodeMint } from '../../solana/src/spl-token';
+} from '@app/solana';
+import { encodeMint } from '@app/solana';
 import { Feed, fixtureAccount, testKey, transferFeeExtension, type RawAccount } from './spec-support';
 
 const POOL = testKey(101);

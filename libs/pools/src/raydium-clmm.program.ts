@@ -9,9 +9,9 @@
  * is absent is an incomplete projection, never "an empty array". A swap that runs past the loaded
  * arrays is refused by ClmmPool ('not-quotable').
  */
-import type { Pool } from '../../amm/src/pool';
-import { ClmmPool, clmmTickArrayStartIndexes } from '../../amm/src/programs/raydium-clmm/pool';
-import { PROGRAM_IDS } from '../../solana/src/programs';
+import type { Pool } from '@app/amm';
+import { ClmmPool, clmmTickArrayStartIndexes } from '@app/amm';
+import { PROGRAM_IDS } from '@app/solana';
 import {
   CLMM_POOL_STATE_DISCRIMINATOR,
   clmmAccountType,
@@ -25,7 +25,7 @@ import {
   type ClmmPoolState,
   type ClmmTickArrayBitmapExtension,
   type ClmmTickArrayState,
-} from '../../solana/src/raydium-clmm';
+} from '@app/solana';
 import { building, decodeAs, mintWithTransferFee, need, PoolIncomplete, routableOrReason } from './account-decoders';
 import type { AccountLookup, AccountView, BuildResult, ProgramModule } from './program-registry';
 

@@ -2,11 +2,11 @@
  * Raydium CPMM in the program registry: PoolState accounts are pools; each depends on its
  * AmmConfig, both vault token accounts and both mints.
  */
-import type { Pool } from '../../amm/src/pool';
-import { CpmmPool, cpmmPoolDependencies } from '../../amm/src/programs/raydium-cpmm/pool';
-import type { EpochTransferFee } from '../../amm/src/transfer-fee';
-import { AccountDecodeError } from '../../solana/src/decode-error';
-import { PROGRAM_IDS } from '../../solana/src/programs';
+import type { Pool } from '@app/amm';
+import { CpmmPool, cpmmPoolDependencies } from '@app/amm';
+import type { EpochTransferFee } from '@app/amm';
+import { AccountDecodeError } from '@app/solana';
+import { PROGRAM_IDS } from '@app/solana';
 import {
   cpmmAccountType,
   decodeCpmmAmmConfig,
@@ -14,8 +14,8 @@ import {
   decodeCpmmPoolStateKeysFrom,
   type CpmmAmmConfig,
   type CpmmPoolState,
-} from '../../solana/src/raydium-cpmm';
-import type { TokenAccount } from '../../solana/src/spl-token';
+} from '@app/solana';
+import type { TokenAccount } from '@app/solana';
 import { mintWithTransferFee, PoolIncomplete, previousDecode, tokenAccount } from './account-decoders';
 import type { AccountView, BuildResult, ProgramModule, Unroutable } from './program-registry';
 

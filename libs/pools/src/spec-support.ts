@@ -5,7 +5,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { PublicKey } from '@solana/web3.js';
-import { encodePoolUpdate } from '../../contracts/src/pool-update';
+import { encodePoolUpdate } from '@app/contracts';
 import { Projection, type ProjectionRecord } from './projection';
 import type { ProgramModule } from './program-registry';
 

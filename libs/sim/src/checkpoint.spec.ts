@@ -1,7 +1,7 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { encodePoolUpdate } from '../../contracts/src/pool-update';
+import { encodePoolUpdate } from '@app/contracts';
 import { SimCheckpoints } from './checkpoint';
 import { SimMarket } from './market';
 

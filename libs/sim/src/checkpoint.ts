@@ -16,7 +16,7 @@
 import { createHash } from 'crypto';
 import * as path from 'path';
 import * as v8 from 'v8';
-import { SnapshotFiles } from '../../log/src/snapshots/snapshot-files';
+import { SnapshotFiles } from '@app/log';
 import { SimContext } from './context';
 import { SimMarket } from './market';
 import { Prng } from './prng';

@@ -3,12 +3,12 @@
  * unix time), the seeded draws of a swap, vault token accounts (Token and Token-2022 with
  * transfer fees), fast PDAs, and the slot-stamped account records.
  */
-import type { PoolUpdate } from '../../contracts/src/pool-update';
-import { transferFee, transferFeeInverse, type EpochTransferFee } from '../../amm/src/transfer-fee';
-import { base58Decode, base58Encode } from '../../solana/src/base58';
-import { MINTS, PROGRAM_IDS } from '../../solana/src/programs';
-import { EXTENSION_TYPE, encodeTokenAccount } from '../../solana/src/spl-token';
-import { findProgramAddress } from '../../solana/src/pda';
+import type { PoolUpdate } from '@app/contracts';
+import { transferFee, transferFeeInverse, type EpochTransferFee } from '@app/amm';
+import { base58Decode, base58Encode } from '@app/solana';
+import { MINTS, PROGRAM_IDS } from '@app/solana';
+import { EXTENSION_TYPE, encodeTokenAccount } from '@app/solana';
+import { findProgramAddress } from '@app/solana';
 import type { Prng } from './prng';
 
 export const SIM_SOURCE = 'sim';

@@ -1,7 +1,7 @@
-import { encodePoolUpdate } from '../../contracts/src/pool-update';
-import { decodeAddressLookupTable, isLookupTableActive, LOOKUP_TABLE_MAX_ADDRESSES } from '../../solana/src/address-lookup-table';
-import { MINTS, PROGRAM_IDS } from '../../solana/src/programs';
-import { Projection } from '../../pools/src/projection';
+import { encodePoolUpdate } from '@app/contracts';
+import { decodeAddressLookupTable, isLookupTableActive, LOOKUP_TABLE_MAX_ADDRESSES } from '@app/solana/address-lookup-table';
+import { MINTS, PROGRAM_IDS } from '@app/solana';
+import { Projection } from '@app/pools';
 import { SimMarket, SIM_LOOKUP_TABLE_AUTHORITY } from './market';
 
 describe('sim market lookup tables', () => {

@@ -4,15 +4,15 @@
  * Projection (except the deliberately complete pump.fun curves) and quotes, prices are consistent
  * with the latent prices (no arbitrage loops), and the run is deterministic.
  */
-import { decodeSerumMarketAccounts } from '../../solana/src/instructions/programs';
-import { findBestRoute } from '../../amm/src/routing/route-search';
-import { PoolQuoteError } from '../../amm/src/pool';
-import { encodePoolUpdate, type PoolUpdate } from '../../contracts/src/pool-update';
-import { MINTS, PROGRAM_IDS } from '../../solana/src/programs';
-import { decodeWhirlpoolProgramAccount } from '../../solana/src/orca-whirlpool';
-import { PUMP_AMM_GLOBAL_CONFIG_DISCRIMINATOR, PUMP_AMM_POOL_DISCRIMINATOR, decodePumpAmmGlobalConfig, decodePumpAmmPool } from '../../solana/src/pump-amm';
-import { PUMP_FEES_PROGRAM_ID, decodePumpBondingCurve, decodePumpFeeConfig, decodePumpGlobal, pumpFunAccountType } from '../../solana/src/pump-fun';
-import { decodeAmmV4Info } from '../../solana/src/raydium-amm-v4';
+import { decodeSerumMarketAccounts } from '@app/solana/instructions/programs';
+import { findBestRoute } from '@app/amm';
+import { PoolQuoteError } from '@app/amm';
+import { encodePoolUpdate, type PoolUpdate } from '@app/contracts';
+import { MINTS, PROGRAM_IDS } from '@app/solana';
+import { decodeWhirlpoolProgramAccount } from '@app/solana';
+import { PUMP_AMM_GLOBAL_CONFIG_DISCRIMINATOR, PUMP_AMM_POOL_DISCRIMINATOR, decodePumpAmmGlobalConfig, decodePumpAmmPool } from '@app/solana';
+import { PUMP_FEES_PROGRAM_ID, decodePumpBondingCurve, decodePumpFeeConfig, decodePumpGlobal, pumpFunAccountType } from '@app/solana';
+import { decodeAmmV4Info } from '@app/solana';
 import {
   clmmAccountType,
   clmmBitmapExtensionAddress,
@@ -22,13 +22,13 @@ import {
   decodeClmmPoolState,
   decodeClmmTickArrayBitmapExtension,
   decodeClmmTickArrayState,
-} from '../../solana/src/raydium-clmm';
-import { cpmmAccountType, decodeCpmmAmmConfig, decodeCpmmPoolState } from '../../solana/src/raydium-cpmm';
-import { ACCOUNT_TYPE_MINT, ACCOUNT_TYPE_OFFSET, decodeMint, decodeTokenAccount, mintTransferFeeConfig } from '../../solana/src/spl-token';
-import { whirlpoolAddress, whirlpoolOracleAddress, whirlpoolTickArrayAddress } from '../../solana/src/orca-whirlpool';
-import { pumpAmmPoolAddress, isCanonicalPumpPool } from '../../solana/src/pump-amm';
-import { pumpBondingCurveAddress } from '../../solana/src/pump-fun';
-import { Projection, type ProjectionRecord } from '../../pools/src/projection';
+} from '@app/solana';
+import { cpmmAccountType, decodeCpmmAmmConfig, decodeCpmmPoolState } from '@app/solana';
+import { ACCOUNT_TYPE_MINT, ACCOUNT_TYPE_OFFSET, decodeMint, decodeTokenAccount, mintTransferFeeConfig } from '@app/solana';
+import { whirlpoolAddress, whirlpoolOracleAddress, whirlpoolTickArrayAddress } from '@app/solana';
+import { pumpAmmPoolAddress, isCanonicalPumpPool } from '@app/solana';
+import { pumpBondingCurveAddress } from '@app/solana';
+import { Projection, type ProjectionRecord } from '@app/pools/projection';
 import { SimMarket, SIM_PROGRAMS, type SimMarketOptions } from './market';
 
 const DEFAULT: SimMarketOptions = { seed: 1, pools: 1000, tokens: 200, swapsPerSlot: 8, programs: 'all' };

@@ -1,7 +1,7 @@
-import { cpmmApplySwap } from '../../amm/src/programs/raydium-cpmm/math';
-import { encodePoolUpdate, type PoolUpdate } from '../../contracts/src/pool-update';
-import { base58Decode } from '../../solana/src/base58';
-import { MINTS, PROGRAM_IDS } from '../../solana/src/programs';
+import { cpmmApplySwap } from '@app/amm';
+import { encodePoolUpdate, type PoolUpdate } from '@app/contracts';
+import { base58Decode } from '@app/solana';
+import { MINTS, PROGRAM_IDS } from '@app/solana';
 import {
   cpmmAmmConfigAddress,
   cpmmAuthority,
@@ -12,8 +12,8 @@ import {
   decodeCpmmAmmConfig,
   decodeCpmmPoolState,
   type CpmmPoolState,
-} from '../../solana/src/raydium-cpmm';
-import { decodeMint, decodeTokenAccount } from '../../solana/src/spl-token';
+} from '@app/solana';
+import { decodeMint, decodeTokenAccount } from '@app/solana';
 import { SimMarket, rentExemptLamports, type SimMarketOptions } from './market';
 
 const DEFAULTS: SimMarketOptions = { seed: 1, pools: 240, tokens: 64, swapsPerSlot: 8 };

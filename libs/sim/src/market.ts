@@ -21,10 +21,10 @@
  * Deterministic: no Math.random, no clock. The same options give a byte-identical sequence of
  * updates, and `advance(n)` reaches the same state as n steps without building bytes.
  */
-import type { PoolUpdate } from '../../contracts/src/pool-update';
-import { buildLookupTables } from '../../solana/src/address-lookup-table';
-import { MINTS, PROGRAM_IDS } from '../../solana/src/programs';
-import { EXTENSION_TYPE, encodeMint, type TokenExtension } from '../../solana/src/spl-token';
+import type { PoolUpdate } from '@app/contracts';
+import { buildLookupTables } from '@app/solana';
+import { MINTS, PROGRAM_IDS } from '@app/solana';
+import { EXTENSION_TYPE, encodeMint, type TokenExtension } from '@app/solana';
 import { DEFAULT_START_SLOT, SimContext, U64_MAX, randomKey, raw, type SimToken, type SwapDraw } from './context';
 import { planPools } from './plan';
 import { Prng } from './prng';

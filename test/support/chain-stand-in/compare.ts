@@ -4,9 +4,9 @@
  * every routable pool. Slots are not compared (an RPC snapshot stamps an account with the slot
  * of the answer that carried it, the simulated feed with the slot of its last write).
  */
-import type { LogMessage, LogPort } from '../../../libs/log/src/log.port';
-import { decodePoolUpdate, type PoolUpdate } from '../../../libs/contracts/src/pool-update';
-import type { Projection } from '../../../libs/pools/src/projection';
+import type { LogMessage, LogPort } from '@app/log';
+import { decodePoolUpdate, type PoolUpdate } from '@app/contracts';
+import type { Projection } from '@app/pools';
 
 export function marketsOf(p: Projection): string[] {
   return p.markets().map((m) => `${m.address} ${m.label} ${m.mintA} ${m.mintB} ${m.routable ? 'routable' : `unroutable: ${m.reason}`}`);

@@ -44,8 +44,8 @@ import {
   SubscribeRequestFilterAccounts,
   SubscribeUpdate,
 } from '@triton-one/yellowstone-grpc';
-import { base58Decode, base58Encode } from '../../../libs/solana/src/base58';
-import { PROGRAM_IDS } from '../../../libs/solana/src/programs';
+import { base58Decode, base58Encode } from '@app/solana';
+import { PROGRAM_IDS } from '@app/solana';
 import type { ChainAccountChange, MarketChain } from './market-chain';
 
 /** one account write as the chain publishes it */

@@ -13,9 +13,9 @@
  * chain, a fixture account) or close one (`close`); both land at the current slot.
  */
 import { EventEmitter } from 'events';
-import type { PoolUpdate } from '../../../libs/contracts/src/pool-update';
-import { PROGRAM_IDS } from '../../../libs/solana/src/programs';
-import { SimMarket, type SimMarketOptions } from '../../../libs/sim/src/market';
+import type { PoolUpdate } from '@app/contracts';
+import { PROGRAM_IDS } from '@app/solana';
+import { SimMarket, type SimMarketOptions } from '@app/sim/market';
 
 export interface ChainAccount {
   readonly address: string;

@@ -19,7 +19,7 @@
 import * as http from 'http';
 import type { AddressInfo } from 'net';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { base58Decode } from '../../../libs/solana/src/base58';
+import { base58Decode } from '@app/solana';
 import type { ChainAccount, ChainAccountChange, MarketChain } from './market-chain';
 
 export interface RpcStandInOptions {

@@ -1,8 +1,8 @@
 import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
-import { encodePoolUpdate, type PoolUpdate } from '../../../../libs/contracts/src/pool-update';
-import { SimMarket } from '../../../../libs/sim/src/market';
+import { encodePoolUpdate, type PoolUpdate } from '@app/contracts';
+import { SimMarket } from '@app/sim';
 import { readRecording, RecordingWriter, type RecordingLine } from './recording';
 
 async function collect(file: string): Promise<RecordingLine[]> {

@@ -4,8 +4,8 @@
  */
 import * as fs from 'fs';
 import * as readline from 'readline';
-import { ContractError } from '../../../../libs/contracts/src/errors';
-import { decodePoolUpdate, encodePoolUpdate, type PoolUpdate } from '../../../../libs/contracts/src/pool-update';
+import { ContractError } from '@app/contracts';
+import { decodePoolUpdate, encodePoolUpdate, type PoolUpdate } from '@app/contracts';
 
 /** One line of a recording: the decoded update, or why the line was rejected. Blank lines are skipped. */
 export interface RecordingLine {

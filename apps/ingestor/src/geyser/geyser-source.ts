@@ -9,10 +9,10 @@
  * slot, slot ingested) goes to the log for the routers' /health; every 30 s the lag is logged.
  */
 import Client, { CommitmentLevel } from '@triton-one/yellowstone-grpc';
-import type { AppConfig } from '../../../../libs/config/src/config';
-import { encodeIngestStatus } from '../../../../libs/contracts/src/ingest-status';
-import { TOPICS } from '../../../../libs/contracts/src/topics';
-import type { LogPort } from '../../../../libs/log/src/log.port';
+import type { AppConfig } from '@app/config';
+import { encodeIngestStatus } from '@app/contracts';
+import { TOPICS } from '@app/contracts';
+import type { LogPort } from '@app/log';
 import { IngestorStartError, type IngestorLogger } from '../ingestor';
 import { AccountSink } from '../rpc/account-sink';
 import { RpcBootstrap } from '../rpc/rpc-bootstrap';

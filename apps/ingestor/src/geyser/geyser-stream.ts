@@ -21,8 +21,8 @@
  */
 import Client, { type SubscribeRequest, type SubscribeUpdate } from '@triton-one/yellowstone-grpc';
 import type { Duplex } from 'stream';
-import type { PoolUpdate } from '../../../../libs/contracts/src/pool-update';
-import { PROGRAM_IDS } from '../../../../libs/solana/src/programs';
+import type { PoolUpdate } from '@app/contracts';
+import { PROGRAM_IDS } from '@app/solana';
 import type { AccountSink } from '../rpc/account-sink';
 import type { BootstrapResult, RpcBootstrap } from '../rpc/rpc-bootstrap';
 import { NewestWrites } from './newest-writes';

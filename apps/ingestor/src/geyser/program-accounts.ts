@@ -3,7 +3,7 @@
  * a followed program's pool account (the RPC bootstrap's own test), and whether a program knows
  * the layout of an account followed by address. The modules decode; nothing is kept.
  */
-import { DEFAULT_PROGRAM_MODULES } from '../../../../libs/pools/src/projection';
+import { DEFAULT_PROGRAM_MODULES } from '@app/pools';
 import { poolAccountProblem } from '../rpc/rpc-bootstrap';
 import type { LayoutCheck } from './stream-message';
 

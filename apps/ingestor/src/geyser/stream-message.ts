@@ -5,9 +5,9 @@
  * owner than expected, an account that is not followed). Pure: no IO, no clock.
  */
 import type { SubscribeUpdate } from '@triton-one/yellowstone-grpc';
-import type { PoolUpdate } from '../../../../libs/contracts/src/pool-update';
-import { base58Encode } from '../../../../libs/solana/src/base58';
-import { PROGRAM_IDS } from '../../../../libs/solana/src/programs';
+import type { PoolUpdate } from '@app/contracts';
+import { base58Encode } from '@app/solana';
+import { PROGRAM_IDS } from '@app/solana';
 import type { WatchSet } from './watch-set';
 
 export const GEYSER_SOURCE = 'geyser';

@@ -12,11 +12,11 @@
  * written as data null (once, and only when it was written before). Writes are appended in order,
  * chunked. Whether an account may be written at all (its owner, its layout) is the source's check.
  */
-import { encodePoolUpdate, type PoolUpdate } from '../../../../libs/contracts/src/pool-update';
-import { TOPICS } from '../../../../libs/contracts/src/topics';
-import type { LogPort } from '../../../../libs/log/src/log.port';
-import { PROGRAM_IDS } from '../../../../libs/solana/src/programs';
-import { Projection } from '../../../../libs/pools/src/projection';
+import { encodePoolUpdate, type PoolUpdate } from '@app/contracts';
+import { TOPICS } from '@app/contracts';
+import type { LogPort } from '@app/log';
+import { PROGRAM_IDS } from '@app/solana';
+import { Projection } from '@app/pools';
 import type { RawAccount } from './rpc-client';
 
 export interface AccountSinkStats {

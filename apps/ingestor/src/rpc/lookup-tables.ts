@@ -8,10 +8,10 @@
  * ingestor's other source is not disturbed.
  */
 import { Connection, PublicKey, type AccountInfo } from '@solana/web3.js';
-import { encodePoolUpdate, type PoolUpdate } from '../../../../libs/contracts/src/pool-update';
-import { TOPICS } from '../../../../libs/contracts/src/topics';
-import type { LogPort } from '../../../../libs/log/src/log.port';
-import { PROGRAM_IDS } from '../../../../libs/solana/src/programs';
+import { encodePoolUpdate, type PoolUpdate } from '@app/contracts';
+import { TOPICS } from '@app/contracts';
+import type { LogPort } from '@app/log';
+import { PROGRAM_IDS } from '@app/solana';
 import type { IngestorLogger } from '../ingestor';
 
 export interface LookupTableIngestOptions {

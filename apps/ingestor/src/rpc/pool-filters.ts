@@ -6,18 +6,18 @@
  * INGEST_MINTS the curve of a mint is its PDA ["bonding-curve", mint], read by address.
  */
 import type { GetProgramAccountsFilter } from '@solana/web3.js';
-import type { IngestProgram as IngestProgramName } from '../../../../libs/config/src/config';
-import { base58Encode } from '../../../../libs/solana/src/base58';
-import { WHIRLPOOL_DISCRIMINATORS, WHIRLPOOL_SIZE } from '../../../../libs/solana/src/orca-whirlpool';
-import { PROGRAM_IDS } from '../../../../libs/solana/src/programs';
-import { PUMP_AMM_POOL_DISCRIMINATOR } from '../../../../libs/solana/src/pump-amm';
-import { PUMP_BONDING_CURVE_DISCRIMINATOR } from '../../../../libs/solana/src/pump-fun';
-import { CLMM_POOL_STATE_DISCRIMINATOR, CLMM_POOL_STATE_SIZE } from '../../../../libs/solana/src/raydium-clmm';
-import { CPMM_POOL_STATE_DISCRIMINATOR, CPMM_POOL_STATE_SIZE } from '../../../../libs/solana/src/raydium-cpmm';
+import type { IngestProgram as IngestProgramName } from '@app/config';
+import { base58Encode } from '@app/solana';
+import { WHIRLPOOL_DISCRIMINATORS, WHIRLPOOL_SIZE } from '@app/solana';
+import { PROGRAM_IDS } from '@app/solana';
+import { PUMP_AMM_POOL_DISCRIMINATOR } from '@app/solana';
+import { PUMP_BONDING_CURVE_DISCRIMINATOR } from '@app/solana';
+import { CLMM_POOL_STATE_DISCRIMINATOR, CLMM_POOL_STATE_SIZE } from '@app/solana';
+import { CPMM_POOL_STATE_DISCRIMINATOR, CPMM_POOL_STATE_SIZE } from '@app/solana';
 
 /** the program names of INGEST_PROGRAMS (the simulated market's names) */
-export { INGEST_PROGRAMS as INGEST_PROGRAM_NAMES } from '../../../../libs/config/src/config';
-export type { IngestProgram as IngestProgramName } from '../../../../libs/config/src/config';
+export { INGEST_PROGRAMS as INGEST_PROGRAM_NAMES } from '@app/config';
+export type { IngestProgram as IngestProgramName } from '@app/config';
 
 export interface PoolAccountFilter {
   name: IngestProgramName;

@@ -2,7 +2,7 @@ import { projectionOf } from '../../../../test/support/projection';
 import { CaptureLog, marketsOf, quotesOf } from '../../../../test/support/chain-stand-in/compare';
 import { MarketChain } from '../../../../test/support/chain-stand-in/market-chain';
 import { RpcStandIn } from '../../../../test/support/chain-stand-in/rpc-stand-in';
-import { MINTS } from '../../../../libs/solana/src/programs';
+import { MINTS } from '@app/solana';
 import { AccountSink } from './account-sink';
 import { INGEST_PROGRAM_NAMES } from './pool-filters';
 import { RpcBootstrap, type IngestScope } from './rpc-bootstrap';

@@ -25,9 +25,9 @@
  * Every account is appended with the context slot of the answer that carried it, source `rpc`.
  */
 import type { GetProgramAccountsFilter } from '@solana/web3.js';
-import { DEFAULT_PROGRAM_MODULES } from '../../../../libs/pools/src/projection';
-import { PROGRAM_IDS } from '../../../../libs/solana/src/programs';
-import { pumpBondingCurveAddress } from '../../../../libs/solana/src/pump-fun';
+import { DEFAULT_PROGRAM_MODULES } from '@app/pools';
+import { PROGRAM_IDS } from '@app/solana';
+import { pumpBondingCurveAddress } from '@app/solana';
 import type { AccountSink } from './account-sink';
 import { mintScopedFilters, POOL_ACCOUNT_FILTERS, type IngestProgramName } from './pool-filters';
 import { MAX_KEYS_PER_CALL, type RawAccount, type RpcClient } from './rpc-client';

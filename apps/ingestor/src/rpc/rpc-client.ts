@@ -12,9 +12,9 @@
  *    (the key is wrong: retrying does not help).
  */
 import { Connection, PublicKey, type AccountInfo, type GetProgramAccountsFilter } from '@solana/web3.js';
-import { classifyRpcError, type RpcEndpoint } from '../../../../libs/solana/src/rpc-endpoint';
+import { classifyRpcError, type RpcEndpoint } from '@app/solana';
 
-export { classifyRpcError, deriveWsUrl, rpcEndpoints, type RpcEndpoint } from '../../../../libs/solana/src/rpc-endpoint';
+export { classifyRpcError, deriveWsUrl, rpcEndpoints, type RpcEndpoint } from '@app/solana';
 
 /** one account as an RPC answer carried it */
 export interface RawAccount {

@@ -19,8 +19,8 @@
  *  - a notification that does not parse, whose account is not base64 of the right shape, or whose
  *    pool account has another owner or layout: counted by reason and logged, never written.
  */
-import type { PoolUpdate } from '../../../../libs/contracts/src/pool-update';
-import { PROGRAM_IDS } from '../../../../libs/solana/src/programs';
+import type { PoolUpdate } from '@app/contracts';
+import { PROGRAM_IDS } from '@app/solana';
 import type { AccountSink } from './account-sink';
 import { PubSubClient, type PubSubEndpoint } from './pubsub-client';
 import { poolAccountProblem, type BootstrapLogger, type BootstrapResult, type RpcBootstrap, type WatchedProgram } from './rpc-bootstrap';

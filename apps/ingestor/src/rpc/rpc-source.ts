@@ -5,16 +5,16 @@
  * `ingest-status` heartbeat (chain slot, slot ingested) goes to the log for the routers' /health;
  * every 30 s the ingest lag is logged.
  */
-import type { AppConfig } from '../../../../libs/config/src/config';
-import { encodeIngestStatus } from '../../../../libs/contracts/src/ingest-status';
-import { TOPICS } from '../../../../libs/contracts/src/topics';
-import type { LogPort } from '../../../../libs/log/src/log.port';
+import type { AppConfig } from '@app/config';
+import { encodeIngestStatus } from '@app/contracts';
+import { TOPICS } from '@app/contracts';
+import type { LogPort } from '@app/log';
 import { IngestorStartError, type IngestorLogger } from '../ingestor';
 import { AccountSink, type AccountSinkStats } from './account-sink';
 import { RpcBootstrap, type BootstrapResult } from './rpc-bootstrap';
 import { classifyRpcError, RpcAuthError, RpcClient, rpcEndpoints, type RpcClientStats } from './rpc-client';
 import { RpcLive, type RpcLiveStats } from './rpc-live';
-import { metrics } from '../../../../libs/observability/src/metrics';
+import { metrics } from '@app/observability';
 
 export type RpcSourceOptions = Pick<AppConfig, 'rpcUrls' | 'rpcWsUrls' | 'rpcKey' | 'rpcPollMs' | 'ingestPrograms' | 'ingestMints' | 'ingestPools'>;
 

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { encodeQuoteServed, type QuoteServed, type ServedBuild, type ServedFee, type ServedQuoteRequest } from '../../../../libs/contracts/src/quotes-served';
-import { TOPICS } from '../../../../libs/contracts/src/topics';
-import { LOG_PORT, type LogPort } from '../../../../libs/log/src/log.port';
+import { encodeQuoteServed, type QuoteServed, type ServedBuild, type ServedFee, type ServedQuoteRequest } from '@app/contracts';
+import { TOPICS } from '@app/contracts';
+import { LOG_PORT, type LogPort } from '@app/log';
 import type { QuoteResponse } from '../quote/quote-response';
 
 /** pending records that trigger an immediate append */

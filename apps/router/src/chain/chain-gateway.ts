@@ -4,7 +4,7 @@
  * against the projected accounts) and `rpc` (a Solana JSON-RPC node through @solana/web3.js).
  */
 import type { VersionedTransaction } from '@solana/web3.js';
-import { PROGRAM_IDS } from '../../../../libs/solana/src/programs';
+import { PROGRAM_IDS } from '@app/solana';
 
 export const CHAIN_GATEWAY = Symbol('CHAIN_GATEWAY');
 

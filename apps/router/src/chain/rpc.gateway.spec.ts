@@ -4,10 +4,10 @@
  */
 import { startJsonRpcServer, type JsonRpcServer } from '../../../../test/support/json-rpc-server';
 import { Keypair, TransactionMessage, VersionedTransaction } from '@solana/web3.js';
-import { PROGRAM_IDS } from '../../../../libs/solana/src/programs';
-import { setComputeUnitLimit } from '../../../../libs/solana/src/instructions/system-token';
-import { raydiumCpmmSwap } from '../../../../libs/solana/src/instructions/programs';
-import type { CpmmPoolState } from '../../../../libs/solana/src/raydium-cpmm';
+import { PROGRAM_IDS } from '@app/solana';
+import { setComputeUnitLimit } from '@app/solana';
+import { raydiumCpmmSwap } from '@app/solana';
+import type { CpmmPoolState } from '@app/solana';
 import { RpcChainGateway } from './rpc.gateway';
 import { ChainGatewayError } from './chain-gateway';
 

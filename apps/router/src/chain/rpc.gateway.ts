@@ -6,8 +6,8 @@
  * `check()` at start: the node answers and takes the key, or the start stops naming the variable.
  */
 import { Connection, PublicKey, type SimulatedTransactionResponse, type VersionedTransaction } from '@solana/web3.js';
-import { PROGRAM_IDS } from '../../../../libs/solana/src/programs';
-import { classifyRpcError, rpcEndpoints } from '../../../../libs/solana/src/rpc-endpoint';
+import { PROGRAM_IDS } from '@app/solana';
+import { classifyRpcError, rpcEndpoints } from '@app/solana';
 import { ChainGatewayError, isSlippageError, TOKEN_INSUFFICIENT_FUNDS, type ChainGateway, type LatestBlockhash, type SimulationResult } from './chain-gateway';
 
 export class RpcChainGateway implements ChainGateway {

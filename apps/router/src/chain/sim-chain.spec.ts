@@ -12,17 +12,17 @@
  *   (<name>: ...)`, flagged slippageExceeded, with a code the rpc gateway also reads as slippage.
  */
 import { AddressLookupTableAccount, Keypair, PublicKey, TransactionMessage, VersionedTransaction, TransactionInstruction } from '@solana/web3.js';
-import { SimMarket } from '../../../../libs/sim/src/market';
-import { Projection } from '../../../../libs/pools/src/projection';
-import { encodePoolUpdate } from '../../../../libs/contracts/src/pool-update';
-import { evaluatePath, type Route, type SwapMode } from '../../../../libs/amm/src/routing/route-search';
-import type { Pool } from '../../../../libs/amm/src/pool';
-import { PumpAmmPool } from '../../../../libs/amm/src/programs/pump-amm/pool';
-import { PumpFunCurve } from '../../../../libs/amm/src/programs/pump-fun/pool';
-import { MINTS, PROGRAM_IDS } from '../../../../libs/solana/src/programs';
+import { SimMarket } from '@app/sim';
+import { Projection } from '@app/pools';
+import { encodePoolUpdate } from '@app/contracts';
+import { evaluatePath, type Route, type SwapMode } from '@app/amm';
+import type { Pool } from '@app/amm';
+import { PumpAmmPool } from '@app/amm';
+import { PumpFunCurve } from '@app/amm';
+import { MINTS, PROGRAM_IDS } from '@app/solana';
 import { buildSwap } from '../swap/swap-builder';
 import { lockedAccounts, TRANSACTION_ACCOUNT_LOCK_LIMIT } from '../swap/transaction';
-import { encodeAddressLookupTable, LOOKUP_TABLE_ACTIVE } from '../../../../libs/solana/src/address-lookup-table';
+import { encodeAddressLookupTable, LOOKUP_TABLE_ACTIVE } from '@app/solana/address-lookup-table';
 import { SLIPPAGE_ERROR_CODES } from './chain-gateway';
 import { BLOCKHASH_VALIDITY, SimChain, SLIPPAGE_ERRORS, type SimAccounts, type SimExecution } from './sim-chain';
 

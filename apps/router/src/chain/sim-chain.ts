@@ -28,13 +28,13 @@
  */
 import { createHash } from 'node:crypto';
 import type { MessageCompiledInstruction, VersionedTransaction } from '@solana/web3.js';
-import { PoolQuoteError, type HopQuote, type Pool } from '../../../../libs/amm/src/pool';
-import { base58Encode } from '../../../../libs/solana/src/base58';
-import { U64_MAX } from '../../../../libs/solana/src/bytes';
-import { MINTS, PROGRAM_IDS } from '../../../../libs/solana/src/programs';
-import { decodeTokenAccount } from '../../../../libs/solana/src/spl-token';
-import { decodeAddressLookupTable } from '../../../../libs/solana/src/address-lookup-table';
-import { associatedTokenAddress, isTokenProgram } from '../../../../libs/solana/src/instructions/common';
+import { PoolQuoteError, type HopQuote, type Pool } from '@app/amm';
+import { base58Encode } from '@app/solana';
+import { U64_MAX } from '@app/solana';
+import { MINTS, PROGRAM_IDS } from '@app/solana';
+import { decodeTokenAccount } from '@app/solana';
+import { decodeAddressLookupTable } from '@app/solana';
+import { associatedTokenAddress, isTokenProgram } from '@app/solana';
 import {
   AMM_V4_TAG,
   PUMP_BUYBACK_FEE_RECIPIENTS,
@@ -43,9 +43,9 @@ import {
   pumpFunBondingCurveV2,
   pumpFunUserVolumeAccumulator,
   SWAP_DISCRIMINATORS,
-} from '../../../../libs/solana/src/instructions/programs';
-import { PumpAmmPool } from '../../../../libs/amm/src/programs/pump-amm/pool';
-import { PumpFunCurve } from '../../../../libs/amm/src/programs/pump-fun/pool';
+} from '@app/solana';
+import { PumpAmmPool } from '@app/amm';
+import { PumpFunCurve } from '@app/amm';
 import { TOKEN_INSUFFICIENT_FUNDS, type LatestBlockhash, type SimulationResult } from './chain-gateway';
 import { TRANSACTION_ACCOUNT_LOCK_LIMIT } from '../swap/transaction';
 import { ataCreateUnits, INSTRUCTION_UNITS, swapUnits } from '../swap/compute-units';

@@ -4,7 +4,7 @@
  * wallet ledger (funded through the faucet).
  */
 import type { VersionedTransaction } from '@solana/web3.js';
-import type { Projection } from '../../../../libs/pools/src/projection';
+import type { Projection } from '@app/pools';
 import type { ChainGateway, LatestBlockhash, SimulationResult } from './chain-gateway';
 import { SimChain, type SimExecution } from './sim-chain';
 

@@ -10,10 +10,10 @@ import {
   type ValidationError,
 } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { allowedMethods } from '../../../../libs/http/src/allowed-methods';
-import { EdgeError } from '../../../../libs/http/src/edge';
-import { InsufficientLiquidityError, NoPoolError, NoRouteError } from '../../../../libs/amm/src/routing/route-search';
-import { RATE_LIMITED } from '../../../../libs/http/src/rate-limit';
+import { allowedMethods } from '@app/http';
+import { EdgeError } from '@app/http';
+import { InsufficientLiquidityError, NoPoolError, NoRouteError } from '@app/amm';
+import { RATE_LIMITED } from '@app/http';
 
 /** An error with the API's error text and HTTP status; rendered as {success:false, error}. */
 export class ApiError extends HttpException {

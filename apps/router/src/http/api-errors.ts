@@ -7,8 +7,8 @@
  */
 import { applyDecorators } from '@nestjs/common';
 import { ApiResponse } from '@nestjs/swagger';
-import { MISSING_HOST, TOO_DEEP } from '../../../../libs/http/src/edge';
-import { RATE_LIMITED } from '../../../../libs/http/src/rate-limit';
+import { MISSING_HOST, TOO_DEEP } from '@app/http';
+import { RATE_LIMITED } from '@app/http';
 
 export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 408 | 409 | 413 | 429 | 431 | 500;
 export type ErrorTexts = Partial<Record<ErrorStatus, readonly string[]>>;

@@ -1,8 +1,8 @@
 import { Controller, Get, Inject, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { APP_CONFIG } from '../../../../libs/config/src/config.module';
-import type { AppConfig } from '../../../../libs/config/src/config';
+import { APP_CONFIG } from '@app/config';
+import type { AppConfig } from '@app/config';
 import { IngestLagService } from '../projection/ingest-lag.service';
 import { ProjectionService } from '../projection/projection.service';
 import { HealthDto, ReadinessDto } from './response.dto';

@@ -8,7 +8,7 @@ import { Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, Max, Min, Validate, ValidatorConstraint, type ValidatorConstraintInterface } from 'class-validator';
 import { dexProgramId } from '../quote/route-controls';
 import { PublicKeyConstraint } from '../swap/swap-body.dto';
-import type { MarketInfo } from '../../../../libs/pools/src/projection';
+import type { MarketInfo } from '@app/pools';
 
 export const MAX_PAGE = 1000;
 

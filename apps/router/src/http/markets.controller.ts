@@ -1,6 +1,6 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import type { MarketInfo, TokenInfo } from '../../../../libs/pools/src/projection';
+import type { MarketInfo, TokenInfo } from '@app/pools';
 import { ProjectionService } from '../projection/projection.service';
 import { createApiValidationPipe, UNKNOWN_PARAMETER } from './api-error';
 import { ApiErrorTexts } from './api-errors';

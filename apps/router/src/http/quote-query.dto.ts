@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, Max, Min, ValidationArguments, ValidatorConstraint, Validate, type ValidatorConstraintInterface } from 'class-validator';
-import { isPublicKey } from '../../../../libs/solana/src/base58';
+import { isPublicKey } from '@app/solana';
 import { ROUTE_CONTROL_ORDER, RouteControlsDto } from './route-controls.dto';
 
 const U64_MAX = (1n << 64n) - 1n;

@@ -1,8 +1,8 @@
 import { Controller, Get, HttpStatus, Inject, Query, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { APP_CONFIG } from '../../../../libs/config/src/config.module';
-import type { AppConfig } from '../../../../libs/config/src/config';
+import { APP_CONFIG } from '@app/config';
+import type { AppConfig } from '@app/config';
 import { QuotesServedService } from '../audit/quotes-served.service';
 import { QuoteService, type QuoteParams, type RoutedQuote } from '../quote/quote.service';
 import { ServedQuotes } from '../quote/served-quotes';

@@ -1,7 +1,7 @@
 import { Worker } from 'worker_threads';
 import { Logger } from '@nestjs/common';
-import { loadConfig } from '../../../../libs/config/src/config';
-import type { LogPort } from '../../../../libs/log/src/log.port';
+import { loadConfig } from '@app/config';
+import type { LogPort } from '@app/log';
 import type { ProjectionService } from '../projection/projection.service';
 import { AUTO_WORKER_CPUS, InterestHost, WORKER_RESTART_MS, workersFor } from './interest-host';
 

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
-import { MINTS } from '../../../../libs/solana/src/programs';
-import { tupleKey, type QuoteTuple } from '../../../../libs/contracts/src/stream';
+import { MINTS } from '@app/solana';
+import { tupleKey, type QuoteTuple } from '@app/contracts';
 import { InterestRegistry, MAX_INTEREST_TTL_MS } from './interest-registry';
 
 const t = (amount: string): QuoteTuple => ({ in: MINTS.SOL, out: MINTS.USDC, amount, exactIn: true });

@@ -8,8 +8,8 @@
  * records), and records of one instance read out of order across partitions cannot drop a
  * tuple another record added: the worst case is that a removed tuple lives until its lease ends.
  */
-import { StringInterner } from '../../../../libs/contracts/src/interner';
-import { tupleKey, tupleOfKey, type QuoteInterest, type QuoteTuple } from '../../../../libs/contracts/src/stream';
+import { StringInterner } from '@app/contracts';
+import { tupleKey, tupleOfKey, type QuoteInterest, type QuoteTuple } from '@app/contracts';
 
 /** how long an `add` holds without a lease (the stream leases every 5 s with a 15 s ttl) */
 export const DEFAULT_INTEREST_TTL_MS = 15_000;

@@ -2,8 +2,8 @@ import fc from 'fast-check';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { EmbeddedLog } from '../../../../libs/log/src/embedded/embedded-log';
-import type { LogPort, LogRecord, Positions } from '../../../../libs/log/src/log.port';
+import { EmbeddedLog } from '@app/log/embedded/embedded-log';
+import type { LogPort, LogRecord, Positions } from '@app/log';
 import { positionsSince } from './interest-window';
 
 /** a read-only log over given append times per partition; offsets below `low` are gone (retention) */

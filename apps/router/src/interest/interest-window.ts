@@ -7,7 +7,7 @@
  * time order; a record out of order only moves the start by its own amount) finds the first
  * record of the window, with only LogPort.read and endPositions.
  */
-import type { LogPort, Positions } from '../../../../libs/log/src/log.port';
+import type { LogPort, Positions } from '@app/log';
 
 /**
  * Next-offset positions from which every record appended at or after `cutoffMs` is read

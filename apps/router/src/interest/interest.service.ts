@@ -52,13 +52,13 @@
  * beginning of the topic; after catching up only the live interest remains and gets its quotes.
  */
 import { Logger } from '@nestjs/common';
-import { PoolQuoteError, type Pool, type QuoteFailure } from '../../../../libs/amm/src/pool';
-import { evaluatePath, RouteError, type Route, type RouteRequest, type SwapMode } from '../../../../libs/amm/src/routing/route-search';
-import type { AppConfig } from '../../../../libs/config/src/config';
-import { ContractError } from '../../../../libs/contracts/src/errors';
-import { decodeQuoteInterest, encodeQuotesChanged, sameQuote, tupleKey, type QuotesChanged, type QuoteTuple } from '../../../../libs/contracts/src/stream';
-import { TOPICS } from '../../../../libs/contracts/src/topics';
-import type { LogMessage, LogPort, LogRecord, Positions, Subscription } from '../../../../libs/log/src/log.port';
+import { PoolQuoteError, type Pool, type QuoteFailure } from '@app/amm';
+import { evaluatePath, RouteError, type Route, type RouteRequest, type SwapMode } from '@app/amm';
+import type { AppConfig } from '@app/config';
+import { ContractError } from '@app/contracts';
+import { decodeQuoteInterest, encodeQuotesChanged, sameQuote, tupleKey, type QuotesChanged, type QuoteTuple } from '@app/contracts';
+import { TOPICS } from '@app/contracts';
+import type { LogMessage, LogPort, LogRecord, Positions, Subscription } from '@app/log';
 import { ProjectionService } from '../projection/projection.service';
 import { DEFAULT_INTEREST_TTL_MS, InterestRegistry, MAX_INTEREST_TTL_MS, type InterestChange } from './interest-registry';
 import { positionsSince } from './interest-window';

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import type { Pool } from '../../../../libs/amm/src/pool';
+import type { Pool } from '@app/amm';
 import { NO_PATHS, PathEstimates, PoolStamps, type PoolHandle, type PoolSource } from './path-estimates';
 
 /** a constant-product pool between two mints (what the estimates read of a pool: approxOut / approxIn) */

@@ -16,7 +16,7 @@
  * estimated again from its first changed hop (ExactIn: from the input; ExactOut: from the
  * output), the hops before it keeping their amounts. Plain TypeScript: no Nest, no log.
  */
-import type { Pool } from '../../../../libs/amm/src/pool';
+import type { Pool } from '@app/amm';
 
 /** A held reference to the pool at an address (the projection's PoolRef) */
 export interface PoolHandle {

@@ -1,7 +1,7 @@
-import { SimMarket } from '../../../../libs/sim/src/market';
-import { findBestRoute, RouteError, type Route } from '../../../../libs/amm/src/routing/route-search';
+import { SimMarket } from '@app/sim';
+import { findBestRoute, RouteError, type Route } from '@app/amm';
 import { buildQuoteResponse } from '../quote/quote-response';
-import { routeShares } from '../../../../libs/amm/src/routing/split';
+import { routeShares } from '@app/amm';
 import { pathIdeal, quoteFields } from './quote-fields';
 import { planReplay } from './route-replay';
 import { projectionOf } from '../../../../test/support/projection';

@@ -3,9 +3,9 @@
  * the REST QuoteResponse computes them (buildQuoteResponse: priceImpactBps, hopCount), without
  * building the rest of the response (route list, warnings, threshold) on every replay.
  */
-import { routeShares } from '../../../../libs/amm/src/routing/split';
-import type { Pool } from '../../../../libs/amm/src/pool';
-import type { Route } from '../../../../libs/amm/src/routing/route-search';
+import { routeShares } from '@app/amm';
+import type { Pool } from '@app/amm';
+import type { Route } from '@app/amm';
 import { impactOf, mainPath } from '../quote/quote-response';
 
 /** one hop of pathIdeal's product: `ideal` so far times the hop's spot price after its fee (0 for a hop given nothing) */

@@ -1,10 +1,10 @@
 import fc from 'fast-check';
-import { SimMarket } from '../../../../libs/sim/src/market';
-import { encodePoolUpdate, type PoolUpdate } from '../../../../libs/contracts/src/pool-update';
-import { evaluatePath, findBestRoute, RouteError, type Route, type SwapMode } from '../../../../libs/amm/src/routing/route-search';
-import { PoolQuoteError } from '../../../../libs/amm/src/pool';
-import { Projection } from '../../../../libs/pools/src/projection';
-import { routeShares } from '../../../../libs/amm/src/routing/split';
+import { SimMarket } from '@app/sim';
+import { encodePoolUpdate, type PoolUpdate } from '@app/contracts';
+import { evaluatePath, findBestRoute, RouteError, type Route, type SwapMode } from '@app/amm';
+import { PoolQuoteError } from '@app/amm';
+import { Projection } from '@app/pools';
+import { routeShares } from '@app/amm';
 import { divideLike, isSinglePath, planReplay, PoolGoneError, replayPathQuote, replayQuote, replayRoute, type ReplayMemo } from './route-replay';
 import { impactBps, pathIdeal, quoteFields } from './quote-fields';
 

@@ -20,8 +20,8 @@
  * touches (in ExactIn, that pool and the hops its output feeds; in ExactOut, that pool and the
  * hops feeding it). Plain TypeScript: no Nest, no log.
  */
-import { PoolQuoteError, type HopQuote, type Pool } from '../../../../libs/amm/src/pool';
-import type { Route, RouteHop } from '../../../../libs/amm/src/routing/route-search';
+import { PoolQuoteError, type HopQuote, type Pool } from '@app/amm';
+import type { Route, RouteHop } from '@app/amm';
 import { hopIdeal } from './quote-fields';
 
 /** the current pool at an address, undefined when it is no longer routable */

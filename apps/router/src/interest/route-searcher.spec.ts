@@ -1,6 +1,6 @@
-import { SimMarket } from '../../../../libs/sim/src/market';
-import { RouteError, type Route, type RouteRequest } from '../../../../libs/amm/src/routing/route-search';
-import { FakePool, graphOf } from '../../../../libs/amm/src/routing/testing/fake-pool';
+import { SimMarket } from '@app/sim';
+import { RouteError, type Route, type RouteRequest } from '@app/amm';
+import { FakePool, graphOf } from '@app/amm/routing/testing/fake-pool';
 import { findBestNetRoute, type FeeSchedule } from '../quote/aggregator-fee';
 import { candidatePathsOn, searchOn, searchRoute } from './route-searcher';
 import { projectionOf } from '../../../../test/support/projection';

@@ -9,8 +9,8 @@
  * a thread) and WorkerSearcher (worker-searcher.ts: a worker thread with its own projection of
  * the log, so the searches leave the thread that replays the routes).
  */
-import type { Pool } from '../../../../libs/amm/src/pool';
-import { findCandidatePaths, RouteError, type CandidatePath, type Route, type RouteRequest, type SwapMode, type TokenGraph } from '../../../../libs/amm/src/routing/route-search';
+import type { Pool } from '@app/amm';
+import { findCandidatePaths, RouteError, type CandidatePath, type Route, type RouteRequest, type SwapMode, type TokenGraph } from '@app/amm';
 import { QUOTE_SEARCH } from '../quote/quote-search';
 import { findBestNetRoute, type FeeSchedule } from '../quote/aggregator-fee';
 

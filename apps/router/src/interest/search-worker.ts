@@ -6,9 +6,9 @@
 import 'reflect-metadata';
 import { ConsoleLogger, Logger, type LogLevel } from '@nestjs/common';
 import { parentPort, workerData } from 'worker_threads';
-import type { RouteRequest } from '../../../../libs/amm/src/routing/route-search';
-import type { AppConfig } from '../../../../libs/config/src/config';
-import { createLog } from '../../../../libs/log/src/create-log';
+import type { RouteRequest } from '@app/amm';
+import type { AppConfig } from '@app/config';
+import { createLog } from '@app/log';
 import { ProjectionService } from '../projection/projection.service';
 import { aggregatorFeeOf } from '../quote/aggregator-fee';
 import { searchOn, type Found } from './route-searcher';

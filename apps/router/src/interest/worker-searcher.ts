@@ -8,8 +8,8 @@
  */
 import { Logger } from '@nestjs/common';
 import type { Worker } from 'worker_threads';
-import type { RouteRequest } from '../../../../libs/amm/src/routing/route-search';
-import type { AppConfig } from '../../../../libs/config/src/config';
+import type { RouteRequest } from '@app/amm';
+import type { AppConfig } from '@app/config';
 import { KeptWorker } from './kept-worker';
 import type { Found, RouteSearcher } from './route-searcher';
 import type { FromSearchWorker, SearchWorkerData, ToSearchWorker } from './search-worker';

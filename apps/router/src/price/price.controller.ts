@@ -1,6 +1,6 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiParam, ApiTags } from '@nestjs/swagger';
-import type { PriceRecord } from '../../../../libs/amm/src/pricing/price-oracle';
+import type { PriceRecord } from '@app/amm';
 import {
   MAX_PRICE_BATCH,
   PRICE_ERRORS,

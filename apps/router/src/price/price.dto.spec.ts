@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import type { ArgumentMetadata } from '@nestjs/common';
-import { base58Encode } from '../../../../libs/solana/src/base58';
+import { base58Encode } from '@app/solana';
 import { ApiError } from '../http/api-error';
 import { MAX_PRICE_BATCH, PRICE_ERRORS, PriceBatchQueryDto, PriceMintParamDto, createPriceValidationPipe, parseMintList } from './price.dto';
 

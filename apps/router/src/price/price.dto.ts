@@ -5,7 +5,7 @@
 import { HttpStatus, ValidationPipe, type ValidationError } from '@nestjs/common';
 import { ApiProperty } from '@nestjs/swagger';
 import { Validate, ValidatorConstraint, type ValidationArguments, type ValidatorConstraintInterface } from 'class-validator';
-import { isPublicKey } from '../../../../libs/solana/src/base58';
+import { isPublicKey } from '@app/solana';
 import { ApiError } from '../http/api-error';
 
 /** the most mints one GET /api/v1/price?mints= may list (API.md §8) */

@@ -1,10 +1,10 @@
-import type { HopQuote, Pool } from '../../../../libs/amm/src/pool';
-import { PriceOracle } from '../../../../libs/amm/src/pricing/price-oracle';
-import { loadConfig } from '../../../../libs/config/src/config';
-import { encodePoolUpdate, type PoolUpdate } from '../../../../libs/contracts/src/pool-update';
-import { MINTS, PROGRAM_IDS } from '../../../../libs/solana/src/programs';
-import { SimMarket } from '../../../../libs/sim/src/market';
-import { Projection, type ProjectionRecord } from '../../../../libs/pools/src/projection';
+import type { HopQuote, Pool } from '@app/amm';
+import { PriceOracle } from '@app/amm';
+import { loadConfig } from '@app/config';
+import { encodePoolUpdate, type PoolUpdate } from '@app/contracts';
+import { MINTS, PROGRAM_IDS } from '@app/solana';
+import { SimMarket } from '@app/sim';
+import { Projection, type ProjectionRecord } from '@app/pools/projection';
 import type { PoolsChangedListener, ProjectionService } from '../projection/projection.service';
 import { PriceService } from './price.service';
 

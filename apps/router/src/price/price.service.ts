@@ -1,8 +1,8 @@
 import { Inject, Injectable, Optional, type OnModuleInit } from '@nestjs/common';
-import { PriceOracle, type PriceOracleStats, type PriceRecord } from '../../../../libs/amm/src/pricing/price-oracle';
-import type { AppConfig } from '../../../../libs/config/src/config';
-import { APP_CONFIG } from '../../../../libs/config/src/config.module';
-import { MINTS } from '../../../../libs/solana/src/programs';
+import { PriceOracle, type PriceOracleStats, type PriceRecord } from '@app/amm';
+import type { AppConfig } from '@app/config';
+import { APP_CONFIG } from '@app/config';
+import { MINTS } from '@app/solana';
 import { ProjectionService } from '../projection/projection.service';
 
 /** Nest token of the clock that stamps `updatedAt` (Unix milliseconds); Date.now by default. */

@@ -3,7 +3,7 @@
  * applied, rate and time left, reported at most every `everyMs` through `report` (the router's
  * logger; stderr for the replay tool, whose stdout carries only its JSON answer).
  */
-import type { Positions } from '../../../../libs/log/src/log.port';
+import type { Positions } from '@app/log';
 
 function total(p: Record<string, bigint | string>): bigint {
   let t = 0n;

@@ -1,6 +1,6 @@
-import { encodeIngestStatus } from '../../../../libs/contracts/src/ingest-status';
-import { loadConfig } from '../../../../libs/config/src/config';
-import type { LogPort, LogRecord } from '../../../../libs/log/src/log.port';
+import { encodeIngestStatus } from '@app/contracts';
+import { loadConfig } from '@app/config';
+import type { LogPort, LogRecord } from '@app/log';
 import { HEARTBEAT_SILENCE_MS, IngestLagService } from './ingest-lag.service';
 
 /** a log holding these ingest-status records in one partition (or no such topic) */

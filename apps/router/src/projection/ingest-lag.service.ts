@@ -7,11 +7,11 @@
  * the heartbeat travels through the log like everything else.
  */
 import { Inject, Injectable } from '@nestjs/common';
-import type { AppConfig } from '../../../../libs/config/src/config';
-import { APP_CONFIG } from '../../../../libs/config/src/config.module';
-import { decodeIngestStatus, ingestLag, type IngestStatus } from '../../../../libs/contracts/src/ingest-status';
-import { TOPICS } from '../../../../libs/contracts/src/topics';
-import { LOG_PORT, type LogPort, type Positions } from '../../../../libs/log/src/log.port';
+import type { AppConfig } from '@app/config';
+import { APP_CONFIG } from '@app/config';
+import { decodeIngestStatus, ingestLag, type IngestStatus } from '@app/contracts';
+import { TOPICS } from '@app/contracts';
+import { LOG_PORT, type LogPort, type Positions } from '@app/log';
 import type { ProjectionHealth } from './projection.service';
 
 /** heartbeats come about once a second: this long without one means the source stopped */

@@ -19,9 +19,9 @@
  * The fields are reached with element access (`p['slots']`), which TypeScript type-checks against
  * the class: a renamed field fails to compile here.
  */
-import type { Pool } from '../../../../libs/amm/src/pool';
-import { isUnroutable } from '../../../../libs/pools/src/program-registry';
-import { AccountEntry, AccountSlot, Projection, type ProjectionCounters } from '../../../../libs/pools/src/projection';
+import type { Pool } from '@app/amm';
+import { isUnroutable } from '@app/pools';
+import { AccountEntry, AccountSlot, Projection, type ProjectionCounters } from '@app/pools';
 
 /** an account's content as a snapshot keeps it */
 export interface AccountContent {

@@ -1,11 +1,11 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { SimMarket } from '../../../../libs/sim/src/market';
-import { encodePoolUpdate } from '../../../../libs/contracts/src/pool-update';
-import { TOPICS } from '../../../../libs/contracts/src/topics';
-import { EmbeddedLog } from '../../../../libs/log/src/embedded/embedded-log';
-import { Projection } from '../../../../libs/pools/src/projection';
+import { SimMarket } from '@app/sim';
+import { encodePoolUpdate } from '@app/contracts';
+import { TOPICS } from '@app/contracts';
+import { EmbeddedLog } from '@app/log/embedded/embedded-log';
+import { Projection } from '@app/pools';
 import { ProjectionLag } from './projection-lag';
 
 describe('ProjectionLag', () => {

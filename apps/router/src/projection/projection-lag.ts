@@ -5,10 +5,10 @@
  * projection gauges of /metrics; the log's newest records are read only while the projection is
  * behind (caught up, the newest slot is the projection's own), and a reading is reused for 1 s.
  */
-import { decodePoolUpdate } from '../../../../libs/contracts/src/pool-update';
-import { TOPICS } from '../../../../libs/contracts/src/topics';
-import type { LogPort, LogRecord, Positions } from '../../../../libs/log/src/log.port';
-import type { Projection } from '../../../../libs/pools/src/projection';
+import { decodePoolUpdate } from '@app/contracts';
+import { TOPICS } from '@app/contracts';
+import type { LogPort, LogRecord, Positions } from '@app/log';
+import type { Projection } from '@app/pools';
 
 export interface LagReading {
   /** records on the log not yet seen by the projection */

@@ -16,10 +16,10 @@
  */
 import { performance } from 'perf_hooks';
 import { setImmediate as yieldToLoop } from 'timers/promises';
-import { SnapshotFiles, type SnapshotHeader } from '../../../../libs/log/src/snapshots/snapshot-files';
-import type { Positions } from '../../../../libs/log/src/log.port';
+import { SnapshotFiles, type SnapshotHeader } from '@app/log';
+import type { Positions } from '@app/log';
 import { captureImage, clearProjection, restoreImage } from './projection-image';
-import type { Projection } from '../../../../libs/pools/src/projection';
+import type { Projection } from '@app/pools';
 import { decodeImage, encodeImage, SNAPSHOT_FORMAT, SNAPSHOT_SCHEMA_VERSION } from './snapshot-codec';
 
 /** the longest the encoder runs before it lets the event loop turn */

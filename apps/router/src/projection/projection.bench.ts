@@ -2,11 +2,11 @@
  * Apply rate of the projection on a simulated market (not a test; prints figures).
  *   node -r ./test/support/ts-register.js apps/router/src/projection/projection.bench.ts [pools] [steps]
  */
-import { SimMarket } from '../../../../libs/sim/src/market';
-import { encodePoolUpdate } from '../../../../libs/contracts/src/pool-update';
-import { findBestRoute } from '../../../../libs/amm/src/routing/route-search';
-import { MINTS } from '../../../../libs/solana/src/programs';
-import { Projection } from '../../../../libs/pools/src/projection';
+import { SimMarket } from '@app/sim';
+import { encodePoolUpdate } from '@app/contracts';
+import { findBestRoute } from '@app/amm';
+import { MINTS } from '@app/solana';
+import { Projection } from '@app/pools';
 
 const POOLS = Number(process.argv[2] ?? 2000);
 const STEPS = Number(process.argv[3] ?? 2000);

@@ -1,11 +1,11 @@
 import { Inject, Injectable, Logger, Optional, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
-import { TOPICS } from '../../../../libs/contracts/src/topics';
-import type { AppConfig } from '../../../../libs/config/src/config';
-import { APP_CONFIG } from '../../../../libs/config/src/config.module';
-import { snapshotDirOf } from '../../../../libs/log/src/create-log';
-import { LOG_PORT, type LogPort, type LogRecord, type Positions, type Subscription } from '../../../../libs/log/src/log.port';
-import { metrics } from '../../../../libs/observability/src/metrics';
-import { Projection } from '../../../../libs/pools/src/projection';
+import { TOPICS } from '@app/contracts';
+import type { AppConfig } from '@app/config';
+import { APP_CONFIG } from '@app/config';
+import { snapshotDirOf } from '@app/log';
+import { LOG_PORT, type LogPort, type LogRecord, type Positions, type Subscription } from '@app/log';
+import { metrics } from '@app/observability';
+import { Projection } from '@app/pools';
 import { ProjectionLag } from './projection-lag';
 import { CatchUpProgress } from './catch-up-progress';
 import { ProjectionSnapshots } from './projection-snapshots';

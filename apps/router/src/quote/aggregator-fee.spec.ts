@@ -1,6 +1,6 @@
 import fc from 'fast-check';
-import { evaluatePath, NoRouteError, type Route } from '../../../../libs/amm/src/routing/route-search';
-import { FakePool } from '../../../../libs/amm/src/routing/testing/fake-pool';
+import { evaluatePath, NoRouteError, type Route } from '@app/amm';
+import { FakePool } from '@app/amm/routing/testing/fake-pool';
 import { aggregatorFeeOf, betterNet, charge, chargeRoute, feeBpsFor, netBest } from './aggregator-fee';
 
 const A = 'mintA';

@@ -11,7 +11,7 @@
  * transfer, so the slippage tolerance covers the route's input only).
  */
 import { QUOTE_SEARCH } from './quote-search';
-import { findBestRoute, RouteError, type CandidatePath, type Route, type RouteRequest, type RouteSearchOptions, type SwapMode, type TokenGraph } from '../../../../libs/amm/src/routing/route-search';
+import { findBestRoute, RouteError, type CandidatePath, type Route, type RouteRequest, type RouteSearchOptions, type SwapMode, type TokenGraph } from '@app/amm';
 
 const BPS = 10_000n;
 

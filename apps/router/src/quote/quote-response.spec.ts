@@ -1,5 +1,5 @@
-import { evaluatePath } from '../../../../libs/amm/src/routing/route-search';
-import { FakePool } from '../../../../libs/amm/src/routing/testing/fake-pool';
+import { evaluatePath } from '@app/amm';
+import { FakePool } from '@app/amm/routing/testing/fake-pool';
 import {
   buildQuoteResponse,
   formatPercent,

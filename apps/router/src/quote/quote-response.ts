@@ -1,8 +1,8 @@
 /**
  * QuoteResponse (API.md §2) from an exact route. Plain functions, no Nest.
  */
-import type { Route } from '../../../../libs/amm/src/routing/route-search';
-import { routeShares } from '../../../../libs/amm/src/routing/split';
+import type { Route } from '@app/amm';
+import { routeShares } from '@app/amm';
 import { chargeRoute, type FeeSchedule } from './aggregator-fee';
 
 export interface RouteInfo {

@@ -5,6 +5,6 @@
  * limit is searched (paths up to MAX_HOPS, pruned by bounds; see route-search.ts). findBestNetRoute
  * applies it, under what a caller adds (route controls, the transaction ladder's shapes).
  */
-import type { RouteSearchOptions } from '../../../../libs/amm/src/routing/route-search';
+import type { RouteSearchOptions } from '@app/amm';
 
 export const QUOTE_SEARCH: Readonly<RouteSearchOptions> = Object.freeze({ fullHopLimit: true });

@@ -1,13 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { APP_CONFIG } from '../../../../libs/config/src/config.module';
-import type { AppConfig } from '../../../../libs/config/src/config';
-import { type RouteSearchOptions, type SwapMode, type TokenGraph } from '../../../../libs/amm/src/routing/route-search';
+import { APP_CONFIG } from '@app/config';
+import type { AppConfig } from '@app/config';
+import { type RouteSearchOptions, type SwapMode, type TokenGraph } from '@app/amm';
 import { ProjectionService } from '../projection/projection.service';
 import { buildQuoteResponse, type QuoteResponse } from './quote-response';
 import { aggregatorFeeOf, findBestNetRoute, type FeeSchedule } from './aggregator-fee';
 import { controlledSearch, type RouteControls } from './route-controls';
-import type { Route } from '../../../../libs/amm/src/routing/route-search';
-import { metrics } from '../../../../libs/observability/src/metrics';
+import type { Route } from '@app/amm';
+import { metrics } from '@app/observability';
 
 export interface QuoteParams {
   inputMint: string;

@@ -1,7 +1,7 @@
 import { controlledSearch, dexProgramId, parseDexList } from './route-controls';
 import { routeControlsOf } from '../http/route-controls.dto';
-import { MINTS, PROGRAM_IDS } from '../../../../libs/solana/src/programs';
-import type { Pool } from '../../../../libs/amm/src/pool';
+import { MINTS, PROGRAM_IDS } from '@app/solana';
+import type { Pool } from '@app/amm';
 
 const pool = (programId: string, mintA: string, mintB: string): Pool => ({ programId, mintA, mintB }) as unknown as Pool;
 const X = 'X1111111111111111111111111111111111111111111';

@@ -13,9 +13,9 @@
  * - `maxAccounts` is not a search filter: the transaction of the served route is measured (see
  *   swap/account-budget.ts).
  */
-import type { Pool } from '../../../../libs/amm/src/pool';
-import type { RouteSearchOptions } from '../../../../libs/amm/src/routing/route-search';
-import { PROGRAM_IDS } from '../../../../libs/solana/src/programs';
+import type { Pool } from '@app/amm';
+import type { RouteSearchOptions } from '@app/amm';
+import { PROGRAM_IDS } from '@app/solana';
 
 export interface RouteControls {
   /** program ids the route may use (null: any) */

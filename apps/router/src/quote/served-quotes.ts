@@ -5,10 +5,10 @@
  * QUOTES_KEPT quotes are kept in memory (the oldest go first; a restart forgets them all).
  */
 import { Inject, Injectable } from '@nestjs/common';
-import { APP_CONFIG } from '../../../../libs/config/src/config.module';
-import type { AppConfig } from '../../../../libs/config/src/config';
-import type { Pool } from '../../../../libs/amm/src/pool';
-import type { Route } from '../../../../libs/amm/src/routing/route-search';
+import { APP_CONFIG } from '@app/config';
+import type { AppConfig } from '@app/config';
+import type { Pool } from '@app/amm';
+import type { Route } from '@app/amm';
 import type { QuoteParams } from './quote.service';
 import type { RouteControls } from './route-controls';
 

@@ -3,7 +3,7 @@
  * any, its route controls as the router applied them (dexes as program ids; with
  * restrictIntermediateTokens, the liquid set), so an audit can search again under them. Plain.
  */
-import type { ServedQuoteRequest, ServedRouteControls } from '../../../../libs/contracts/src/quotes-served';
+import type { ServedQuoteRequest, ServedRouteControls } from '@app/contracts';
 import type { QuoteParams } from './quote.service';
 import type { RouteControls } from './route-controls';
 

@@ -11,10 +11,10 @@
  * route's. Other builds (without a quoteId, or quoted again) are kept in the trail but not
  * recomputed (the byte budget may have served a smaller route than the quote's search).
  */
-import { ContractError } from '../../../../libs/contracts/src/errors';
-import { decodeQuoteServed, type QuoteServed } from '../../../../libs/contracts/src/quotes-served';
-import { TOPICS } from '../../../../libs/contracts/src/topics';
-import type { LogPort, LogRecord, Positions } from '../../../../libs/log/src/log.port';
+import { ContractError } from '@app/contracts';
+import { decodeQuoteServed, type QuoteServed } from '@app/contracts';
+import { TOPICS } from '@app/contracts';
+import type { LogPort, LogRecord, Positions } from '@app/log';
 import { quoteOn } from './quote-on';
 import { replayProjection, ReplayError, type ReplayOptions, type ReplayResult } from './replay';
 

@@ -16,15 +16,15 @@
  * Output is JSON on stdout; errors go to stderr with exit code 2. A replay starts from the newest
  * projection snapshot at or before its point (SNAPSHOT_DIR) and reports its progress on stderr.
  */
-import { loadConfig, type AppConfig } from '../../../../libs/config/src/config';
+import { loadConfig, type AppConfig } from '@app/config';
 import { aggregatorFeeOf, type FeeSchedule } from '../quote/aggregator-fee';
-import { createLog } from '../../../../libs/log/src/create-log';
-import type { LogPort } from '../../../../libs/log/src/log.port';
-import { isPublicKey } from '../../../../libs/solana/src/base58';
+import { createLog } from '@app/log';
+import type { LogPort } from '@app/log';
+import { isPublicKey } from '@app/solana';
 import { auditServedQuotes } from './audit';
 import { parsePosition, replayProjection, ReplayError, type ReplayOptions, type ReplayPoint } from './replay';
-import { snapshotDirOf } from '../../../../libs/log/src/create-log';
-import { TOPICS } from '../../../../libs/contracts/src/topics';
+import { snapshotDirOf } from '@app/log';
+import { TOPICS } from '@app/contracts';
 import { ProjectionSnapshots } from '../projection/projection-snapshots';
 import { quoteOn } from './quote-on';
 

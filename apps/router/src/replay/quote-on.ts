@@ -2,14 +2,14 @@
  * A quote on a given projection, with the API's parameter checks and error texts, for tools
  * that work outside the HTTP app (replay, audit). Plain TypeScript.
  */
-import { isPublicKey } from '../../../../libs/solana/src/base58';
-import { RouteError } from '../../../../libs/amm/src/routing/route-search';
-import type { Projection } from '../../../../libs/pools/src/projection';
+import { isPublicKey } from '@app/solana';
+import { RouteError } from '@app/amm';
+import type { Projection } from '@app/pools';
 import { computeQuote } from '../quote/quote.service';
 import type { QuoteResponse } from '../quote/quote-response';
 import type { FeeSchedule } from '../quote/aggregator-fee';
 import { controlledSearch } from '../quote/route-controls';
-import type { ServedRouteControls } from '../../../../libs/contracts/src/quotes-served';
+import type { ServedRouteControls } from '@app/contracts';
 
 export interface RawQuoteParams {
   inputMint: string;

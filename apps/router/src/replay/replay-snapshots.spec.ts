@@ -1,13 +1,13 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { SimMarket } from '../../../../libs/sim/src/market';
-import { findBestRoute } from '../../../../libs/amm/src/routing/route-search';
-import { encodePoolUpdate } from '../../../../libs/contracts/src/pool-update';
-import { TOPICS } from '../../../../libs/contracts/src/topics';
-import { EmbeddedLog } from '../../../../libs/log/src/embedded/embedded-log';
-import { MINTS } from '../../../../libs/solana/src/programs';
-import { Projection } from '../../../../libs/pools/src/projection';
+import { SimMarket } from '@app/sim';
+import { findBestRoute } from '@app/amm';
+import { encodePoolUpdate } from '@app/contracts';
+import { TOPICS } from '@app/contracts';
+import { EmbeddedLog } from '@app/log/embedded/embedded-log';
+import { MINTS } from '@app/solana';
+import { Projection } from '@app/pools';
 import { ProjectionSnapshots } from '../projection/projection-snapshots';
 import { replayProjection, ReplayError } from './replay';
 

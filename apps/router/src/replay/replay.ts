@@ -8,14 +8,14 @@
  * quote's `logPosition` states it) or a slot (every record stamped with a slot ≤ it; the
  * ingestor writes slots in order, so each partition is read up to its first later slot).
  */
-import { ContractError } from '../../../../libs/contracts/src/errors';
-import { decodePoolUpdate } from '../../../../libs/contracts/src/pool-update';
-import { TOPICS } from '../../../../libs/contracts/src/topics';
-import type { LogPort, Positions } from '../../../../libs/log/src/log.port';
+import { ContractError } from '@app/contracts';
+import { decodePoolUpdate } from '@app/contracts';
+import { TOPICS } from '@app/contracts';
+import type { LogPort, Positions } from '@app/log';
 import { CatchUpProgress } from '../projection/catch-up-progress';
-import { Projection } from '../../../../libs/pools/src/projection';
+import { Projection } from '@app/pools';
 import type { ProjectionSnapshots } from '../projection/projection-snapshots';
-import type { SnapshotHeader } from '../../../../libs/log/src/snapshots/snapshot-files';
+import type { SnapshotHeader } from '@app/log';
 
 export type ReplayPoint = { position: Positions } | { slot: number } | 'end';
 

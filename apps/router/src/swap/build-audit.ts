@@ -6,8 +6,8 @@
  */
 import { Inject, Injectable } from '@nestjs/common';
 import type { Response } from 'express';
-import { APP_CONFIG } from '../../../../libs/config/src/config.module';
-import type { AppConfig } from '../../../../libs/config/src/config';
+import { APP_CONFIG } from '@app/config';
+import type { AppConfig } from '@app/config';
 import { QuotesServedService } from '../audit/quotes-served.service';
 import { QUOTE_ID_HEADER } from '../http/quote-id';
 import { ProjectionService } from '../projection/projection.service';

@@ -3,7 +3,7 @@
  * served quote it names (and that quote's exact route while its pools are unchanged). Plain.
  */
 import { HttpStatus } from '@nestjs/common';
-import type { Route } from '../../../../libs/amm/src/routing/route-search';
+import type { Route } from '@app/amm';
 import { ApiError } from '../http/api-error';
 import { ROUTE_CONTROL_ORDER, routeControlsOf } from '../http/route-controls.dto';
 import type { QuoteParams } from '../quote/quote.service';

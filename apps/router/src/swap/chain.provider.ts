@@ -1,6 +1,6 @@
 import type { Provider } from '@nestjs/common';
-import { APP_CONFIG } from '../../../../libs/config/src/config.module';
-import type { AppConfig } from '../../../../libs/config/src/config';
+import { APP_CONFIG } from '@app/config';
+import type { AppConfig } from '@app/config';
 import { ProjectionService } from '../projection/projection.service';
 import { CHAIN_GATEWAY, type ChainGateway } from '../chain/chain-gateway';
 import { RpcChainGateway } from '../chain/rpc.gateway';

@@ -21,10 +21,10 @@
  * logs on mainnet, with headroom.
  */
 import { PublicKey } from '@solana/web3.js';
-import type { Pool } from '../../../../libs/amm/src/pool';
-import { WhirlpoolPool } from '../../../../libs/amm/src/programs/orca-whirlpool/pool';
-import { tickArrayStartIndex } from '../../../../libs/amm/src/programs/orca-whirlpool/swap';
-import { PROGRAM_IDS } from '../../../../libs/solana/src/programs';
+import type { Pool } from '@app/amm';
+import { WhirlpoolPool } from '@app/amm';
+import { tickArrayStartIndex } from '@app/amm';
+import { PROGRAM_IDS } from '@app/solana';
 
 /** a transaction may ask for this many compute units at most */
 export const MAX_COMPUTE_UNITS = 1_400_000;

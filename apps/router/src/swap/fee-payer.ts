@@ -4,7 +4,7 @@
  * of the token accounts the swaps spend from. Plain.
  */
 import { PublicKey, TransactionInstruction } from '@solana/web3.js';
-import { PROGRAM_IDS } from '../../../../libs/solana/src/programs';
+import { PROGRAM_IDS } from '@app/solana';
 
 /** the instructions with every ATA creation funded by `payer` instead of `wallet` */
 export function fundedBy(instructions: readonly TransactionInstruction[], wallet: string, payer: string): TransactionInstruction[] {

@@ -4,12 +4,12 @@
  * more than 1232 bytes.
  */
 import { AddressLookupTableAccount, Keypair, PublicKey, TransactionInstruction, TransactionMessage, VersionedTransaction } from '@solana/web3.js';
-import { SimMarket } from '../../../../libs/sim/src/market';
-import { Projection } from '../../../../libs/pools/src/projection';
-import { encodePoolUpdate } from '../../../../libs/contracts/src/pool-update';
-import { evaluatePath, findBestRoute, findCandidatePaths, type Route } from '../../../../libs/amm/src/routing/route-search';
-import { loadConfig } from '../../../../libs/config/src/config';
-import { PROGRAM_IDS } from '../../../../libs/solana/src/programs';
+import { SimMarket } from '@app/sim';
+import { Projection } from '@app/pools';
+import { encodePoolUpdate } from '@app/contracts';
+import { evaluatePath, findBestRoute, findCandidatePaths, type Route } from '@app/amm';
+import { loadConfig } from '@app/config';
+import { PROGRAM_IDS } from '@app/solana';
 import type { ChainGateway, SimulationResult } from '../chain/chain-gateway';
 import type { ProjectionService } from '../projection/projection.service';
 import { ApiError } from '../http/api-error';

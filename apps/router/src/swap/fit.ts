@@ -10,7 +10,7 @@
  * better than a looser one, so every rung is searched rather than the first fit taken. Pure: the
  * caller supplies the search, the build, the measure and the comparison.
  */
-import type { Route, RouteSearchOptions } from '../../../../libs/amm/src/routing/route-search';
+import type { Route, RouteSearchOptions } from '@app/amm';
 import { TransactionTooLargeError } from './transaction';
 
 /** one rung: search options and, for single paths, the hop limit */

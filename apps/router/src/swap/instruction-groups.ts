@@ -7,7 +7,7 @@
  * wrapped-SOL account closed). Concatenated in this order they are the flat list. Plain.
  */
 import type { TransactionInstruction } from '@solana/web3.js';
-import { PROGRAM_IDS } from '../../../../libs/solana/src/programs';
+import { PROGRAM_IDS } from '@app/solana';
 import { rawInstruction, type RawInstruction } from './swap-result';
 
 export interface InstructionGroups {

@@ -13,8 +13,8 @@
  * Without any of them, COMPUTE_UNIT_PRICE applies.
  */
 import type { TransactionInstruction } from '@solana/web3.js';
-import { PROGRAM_IDS } from '../../../../libs/solana/src/programs';
-import { setComputeUnitPrice } from '../../../../libs/solana/src/instructions/system-token';
+import { PROGRAM_IDS } from '@app/solana';
+import { setComputeUnitPrice } from '@app/solana';
 
 export type PriorityLevel = 'medium' | 'high' | 'veryHigh';
 

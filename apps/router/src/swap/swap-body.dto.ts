@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsIn, IsInt, IsOptional, Matches, Max, Min, Validate, ValidateIf, ValidatorConstraint, type ValidatorConstraintInterface } from 'class-validator';
 import type { ValidationPipe } from '@nestjs/common';
-import { isPublicKey } from '../../../../libs/solana/src/base58';
+import { isPublicKey } from '@app/solana';
 import { createApiValidationPipe } from '../http/api-error';
 import { ROUTE_CONTROL_ORDER, RouteControlsDto } from '../http/route-controls.dto';
 import { parsePrioritizationFee, parseUnitPrice } from './priority-fee';

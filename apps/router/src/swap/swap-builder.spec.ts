@@ -5,17 +5,17 @@
  * quoted amounts; slippage, missing funds and the aggregator fee behave as documented.
  */
 import { Keypair, TransactionInstruction, VersionedTransaction } from '@solana/web3.js';
-import { SimMarket } from '../../../../libs/sim/src/market';
-import { Projection } from '../../../../libs/pools/src/projection';
-import { encodePoolUpdate } from '../../../../libs/contracts/src/pool-update';
-import { evaluatePath, findBestRoute, type Route, type SwapMode } from '../../../../libs/amm/src/routing/route-search';
-import { PumpAmmPool } from '../../../../libs/amm/src/programs/pump-amm/pool';
-import { PumpFunCurve } from '../../../../libs/amm/src/programs/pump-fun/pool';
-import { PUMP_BUYBACK_FEE_RECIPIENTS, pumpAmmPoolV2, pumpFunBondingCurveV2 } from '../../../../libs/solana/src/instructions/programs';
-import { MINTS, PROGRAM_IDS } from '../../../../libs/solana/src/programs';
-import { decodePumpGlobal, encodePumpGlobal, pumpGlobalAddress } from '../../../../libs/solana/src/pump-fun';
-import { decodePumpAmmGlobalConfig, encodePumpAmmGlobalConfig, pumpAmmGlobalConfigAddress } from '../../../../libs/solana/src/pump-amm';
-import { associatedTokenAddress } from '../../../../libs/solana/src/instructions/common';
+import { SimMarket } from '@app/sim';
+import { Projection } from '@app/pools';
+import { encodePoolUpdate } from '@app/contracts';
+import { evaluatePath, findBestRoute, type Route, type SwapMode } from '@app/amm';
+import { PumpAmmPool } from '@app/amm';
+import { PumpFunCurve } from '@app/amm';
+import { PUMP_BUYBACK_FEE_RECIPIENTS, pumpAmmPoolV2, pumpFunBondingCurveV2 } from '@app/solana';
+import { MINTS, PROGRAM_IDS } from '@app/solana';
+import { decodePumpGlobal, encodePumpGlobal, pumpGlobalAddress } from '@app/solana';
+import { decodePumpAmmGlobalConfig, encodePumpAmmGlobalConfig, pumpAmmGlobalConfigAddress } from '@app/solana';
+import { associatedTokenAddress } from '@app/solana';
 import { buildSwap, MissingPoolDataError, shareOut } from './swap-builder';
 import type { AggregatorFee } from '../quote/aggregator-fee';
 import { buildQuoteResponse } from '../quote/quote-response';

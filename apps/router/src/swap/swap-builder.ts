@@ -37,22 +37,22 @@
  * wallet's ATA, created idempotently; a System transfer when the fee is in native SOL).
  */
 import type { TransactionInstruction } from '@solana/web3.js';
-import type { Pool } from '../../../../libs/amm/src/pool';
-import type { Route, SwapMode } from '../../../../libs/amm/src/routing/route-search';
-import { CpmmPool } from '../../../../libs/amm/src/programs/raydium-cpmm/pool';
-import { WhirlpoolPool } from '../../../../libs/amm/src/programs/orca-whirlpool/pool';
-import { ClmmPool } from '../../../../libs/amm/src/programs/raydium-clmm/pool';
-import { initializedTickArraysFrom, prepareBitmaps } from '../../../../libs/amm/src/programs/raydium-clmm/tick-array';
-import { AmmV4Pool } from '../../../../libs/amm/src/programs/raydium-amm-v4/pool';
-import { PumpAmmPool } from '../../../../libs/amm/src/programs/pump-amm/pool';
-import { PumpFunCurve } from '../../../../libs/amm/src/programs/pump-fun/pool';
+import type { Pool } from '@app/amm';
+import type { Route, SwapMode } from '@app/amm';
+import { CpmmPool } from '@app/amm';
+import { WhirlpoolPool } from '@app/amm';
+import { ClmmPool } from '@app/amm';
+import { initializedTickArraysFrom, prepareBitmaps } from '@app/amm';
+import { AmmV4Pool } from '@app/amm';
+import { PumpAmmPool } from '@app/amm';
+import { PumpFunCurve } from '@app/amm';
 import { chargeRoute, type AggregatorFee } from '../quote/aggregator-fee';
 import { ataCreateUnits, INSTRUCTION_UNITS, MAX_COMPUTE_UNITS, swapUnits } from './compute-units';
 import { isWhirlpoolTwoHop, whirlpoolSwapTickArrays, whirlpoolTwoHopInstruction } from './whirlpool-two-hop';
-import { MINTS, PROGRAM_IDS } from '../../../../libs/solana/src/programs';
-import { whirlpoolOracleAddress } from '../../../../libs/solana/src/orca-whirlpool';
-import { clmmBitmapExtensionAddress, clmmTickArrayAddress } from '../../../../libs/solana/src/raydium-clmm';
-import { associatedTokenAddress, isTokenProgram } from '../../../../libs/solana/src/instructions/common';
+import { MINTS, PROGRAM_IDS } from '@app/solana';
+import { whirlpoolOracleAddress } from '@app/solana';
+import { clmmBitmapExtensionAddress, clmmTickArrayAddress } from '@app/solana';
+import { associatedTokenAddress, isTokenProgram } from '@app/solana';
 import {
   closeAccount,
   createAtaIdempotent,
@@ -61,7 +61,7 @@ import {
   syncNative,
   systemTransfer,
   transferChecked,
-} from '../../../../libs/solana/src/instructions/system-token';
+} from '@app/solana';
 import {
   orcaWhirlpoolSwapV2,
   pumpAmmSwap,
@@ -71,7 +71,7 @@ import {
   raydiumClmmSwapV2,
   raydiumCpmmSwap,
   type SwapDirection,
-} from '../../../../libs/solana/src/instructions/programs';
+} from '@app/solana';
 
 /** Raw accounts and mint decimals, as the projection holds them. */
 export interface AccountSource {

@@ -7,12 +7,12 @@
  */
 import { startJsonRpcServer, type JsonRpcServer } from '../../../../test/support/json-rpc-server';
 import { Keypair, VersionedTransaction } from '@solana/web3.js';
-import { SimMarket } from '../../../../libs/sim/src/market';
-import { Projection } from '../../../../libs/pools/src/projection';
+import { SimMarket } from '@app/sim';
+import { Projection } from '@app/pools';
 import type { ProjectionService } from '../projection/projection.service';
-import { encodePoolUpdate } from '../../../../libs/contracts/src/pool-update';
-import { loadConfig } from '../../../../libs/config/src/config';
-import { PROGRAM_IDS } from '../../../../libs/solana/src/programs';
+import { encodePoolUpdate } from '@app/contracts';
+import { loadConfig } from '@app/config';
+import { PROGRAM_IDS } from '@app/solana';
 import { RpcChainGateway } from '../chain/rpc.gateway';
 import { MAX_COMPUTE_UNITS, SwapService, unitLimitFromSimulation } from './swap.service';
 

@@ -1,8 +1,8 @@
 import { HttpStatus, Inject, Injectable, Logger } from '@nestjs/common';
 import { VersionedTransaction, type AddressLookupTableAccount, type TransactionInstruction } from '@solana/web3.js';
-import { APP_CONFIG } from '../../../../libs/config/src/config.module';
-import type { AppConfig } from '../../../../libs/config/src/config';
-import { type SwapMode } from '../../../../libs/amm/src/routing/route-search';
+import { APP_CONFIG } from '@app/config';
+import type { AppConfig } from '@app/config';
+import { type SwapMode } from '@app/amm';
 import { ProjectionService } from '../projection/projection.service';
 import { ApiError, SAME_MINT_ERROR, toApiError } from '../http/api-error';
 import { CHAIN_GATEWAY, type ChainGateway, type SimulationResult } from '../chain/chain-gateway';
@@ -10,11 +10,11 @@ import { buildSwap, MissingPoolDataError, type BuiltSwap } from './swap-builder'
 import { aggregatorFeeOf, betterNet, findBestNetRoute, type AggregatorFee } from '../quote/aggregator-fee';
 import { buildQuoteResponse, type QuoteResponse } from '../quote/quote-response';
 import { createHash } from 'node:crypto';
-import type { Route } from '../../../../libs/amm/src/routing/route-search';
+import type { Route } from '@app/amm';
 import { compileTransaction, LookupTableIndex, measureTransaction, type CompiledTransaction } from './transaction';
 import { fitLadder, fitRoute, NoFittingRouteError, type RouteShape } from './fit';
-import { setComputeUnitLimit } from '../../../../libs/solana/src/instructions/system-token';
-import { PROGRAM_IDS } from '../../../../libs/solana/src/programs';
+import { setComputeUnitLimit } from '@app/solana';
+import { PROGRAM_IDS } from '@app/solana';
 import { MAX_COMPUTE_UNITS } from './compute-units';
 import { instructionsResult, swapResult, type InstructionsResult, type SwapResult } from './swap-result';
 import { controlledSearch, type RouteControls } from '../quote/route-controls';
@@ -22,7 +22,7 @@ import { LEVEL_PRICES, levelPrice, unitPrice, withUnitPrice, writableAccounts, t
 import { groupInstructions, type InstructionGroups } from './instruction-groups';
 import { fundedBy } from './fee-payer';
 import { checkAccountBudget, noRouteWithinMaxAccounts, QUOTE_MEASURE_WALLET } from './account-budget';
-import { metrics } from '../../../../libs/observability/src/metrics';
+import { metrics } from '@app/observability';
 
 export interface SwapParams {
   userWallet: string;

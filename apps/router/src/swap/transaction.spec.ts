@@ -5,15 +5,15 @@
  */
 import fc from 'fast-check';
 import { AddressLookupTableAccount, Keypair, PublicKey, TransactionInstruction } from '@solana/web3.js';
-import { PROGRAM_IDS } from '../../../../libs/solana/src/programs';
-import { encodeAddressLookupTable, LOOKUP_TABLE_ACTIVE } from '../../../../libs/solana/src/address-lookup-table';
+import { PROGRAM_IDS } from '@app/solana';
+import { encodeAddressLookupTable, LOOKUP_TABLE_ACTIVE } from '@app/solana/address-lookup-table';
 
 const encodeLookupTable = (addresses: string[]): Buffer =>
   encodeAddressLookupTable({ deactivationSlot: LOOKUP_TABLE_ACTIVE, lastExtendedSlot: 0n, lastExtendedSlotStartIndex: 0, authority: null, addresses });
-import { SimMarket } from '../../../../libs/sim/src/market';
-import { Projection } from '../../../../libs/pools/src/projection';
-import { encodePoolUpdate } from '../../../../libs/contracts/src/pool-update';
-import { findBestRoute, type Route, type RouteSearchOptions } from '../../../../libs/amm/src/routing/route-search';
+import { SimMarket } from '@app/sim';
+import { Projection } from '@app/pools';
+import { encodePoolUpdate } from '@app/contracts';
+import { findBestRoute, type Route, type RouteSearchOptions } from '@app/amm';
 import { buildSwap } from './swap-builder';
 import { compileTransaction, LookupTableIndex, measureTransaction, TooManyAccountsError, TransactionTooLargeError } from './transaction';
 

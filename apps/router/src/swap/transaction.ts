@@ -5,9 +5,9 @@
  * lock limit. Pure.
  */
 import { AddressLookupTableAccount, PublicKey, TransactionMessage, VersionedTransaction, type MessageV0, type TransactionInstruction } from '@solana/web3.js';
-import { decodeAddressLookupTable, isLookupTableActive } from '../../../../libs/solana/src/address-lookup-table';
-import { PROGRAM_IDS } from '../../../../libs/solana/src/programs';
-import { addressOf } from '../../../../libs/solana/src/instructions/common';
+import { decodeAddressLookupTable, isLookupTableActive } from '@app/solana';
+import { PROGRAM_IDS } from '@app/solana';
+import { addressOf } from '@app/solana';
 
 export const PACKET_DATA_SIZE = 1232;
 

@@ -7,12 +7,12 @@
  * token (a Token-2022 intermediate would pay a transfer fee between the vaults).
  */
 import type { TransactionInstruction } from '@solana/web3.js';
-import type { RouteHop } from '../../../../libs/amm/src/routing/route-search';
-import { WhirlpoolPool } from '../../../../libs/amm/src/programs/orca-whirlpool/pool';
-import { swapTickArrayStartIndexes } from '../../../../libs/amm/src/programs/orca-whirlpool/swap';
-import { whirlpoolOracleAddress, whirlpoolTickArrayAddress } from '../../../../libs/solana/src/orca-whirlpool';
-import { orcaWhirlpoolTwoHopSwapV2 } from '../../../../libs/solana/src/instructions/programs';
-import { PROGRAM_IDS } from '../../../../libs/solana/src/programs';
+import type { RouteHop } from '@app/amm';
+import { WhirlpoolPool } from '@app/amm';
+import { swapTickArrayStartIndexes } from '@app/amm';
+import { whirlpoolOracleAddress, whirlpoolTickArrayAddress } from '@app/solana';
+import { orcaWhirlpoolTwoHopSwapV2 } from '@app/solana';
+import { PROGRAM_IDS } from '@app/solana';
 
 /** the three tick arrays a Whirlpool swap from the current tick walks (the last repeated when fewer exist) */
 export function whirlpoolSwapTickArrays(pool: WhirlpoolPool, aToB: boolean): [string, string, string] {

@@ -55,7 +55,7 @@ import type {
 } from '../log.port';
 import { TopicTrimmer, type TopicRetentionPolicy, type TrimResult } from './retention';
 import { walCheckpointer } from './wal-checkpointer';
-import { metrics, secondsSince } from '../../../observability/src/metrics';
+import { metrics, secondsSince } from '@app/observability';
 
 /** what a record costs in the WAL beyond its key and value (row header, offset, timestamp), roughly */
 const ROW_OVERHEAD_BYTES = 24;

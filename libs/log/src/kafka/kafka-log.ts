@@ -46,7 +46,7 @@ import type {
   SubscribeOptions,
   Subscription,
 } from '../log.port';
-import { metrics, secondsSince } from '../../../observability/src/metrics';
+import { metrics, secondsSince } from '@app/observability';
 import { topicConfigEntries, type KafkaTopicRetention } from './topic-configs';
 
 export type KafkaLogLogger = (level: 'info' | 'warn' | 'error', msg: string) => void;

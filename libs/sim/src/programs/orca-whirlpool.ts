@@ -12,7 +12,7 @@
  * fee, each crossed tick flips its fee growth outside against the fee growth at the crossing,
  * and the Oracle takes the new adaptive-fee variables.
  */
-import type { PoolUpdate } from '../../../contracts/src/pool-update';
+import type { PoolUpdate } from '@app/contracts';
 import {
   MAX_SQRT_PRICE_X64,
   MAX_TICK_INDEX,
@@ -24,9 +24,9 @@ import {
   getAmountDeltaB,
   sqrtPriceFromTickIndex,
   tickIndexFromSqrtPrice,
-} from '../../../amm/src/programs/orca-whirlpool/math';
-import { buildSwapTickSequence, tickArrayStartIndex, whirlpoolSwap, type SwapResult } from '../../../amm/src/programs/orca-whirlpool/swap';
-import { PROGRAM_IDS } from '../../../solana/src/programs';
+} from '@app/amm';
+import { buildSwapTickSequence, tickArrayStartIndex, whirlpoolSwap, type SwapResult } from '@app/amm';
+import { PROGRAM_IDS } from '@app/solana';
 import {
   encodeDynamicTickArray,
   encodeFixedTickArray,
@@ -35,8 +35,8 @@ import {
   type Whirlpool,
   type WhirlpoolOracle,
   type WhirlpoolTick,
-} from '../../../solana/src/orca-whirlpool';
-import { MEMO_PROGRAM_ID } from '../../../solana/src/instructions/common';
+} from '@app/solana';
+import { MEMO_PROGRAM_ID } from '@app/solana';
 import { pda, randomKey, raw, type SimContext, type SimVault, type SwapDraw } from '../context';
 import type { Prng } from '../prng';
 import { planPositions, positionAmounts, sqrtPriceX64Of, tickLiquidity, wrapSub128, planClSwap } from './cl-shape';

@@ -3,7 +3,7 @@
  * accounts, apply one seeded swap with the program's own math, and write back exactly the
  * accounts a pool's swaps changed.
  */
-import type { PoolUpdate } from '../../../contracts/src/pool-update';
+import type { PoolUpdate } from '@app/contracts';
 import type { SimContext, SwapDraw } from '../context';
 
 export const SIM_PROGRAMS = ['raydium-cpmm', 'orca-whirlpool', 'raydium-clmm', 'raydium-amm-v4', 'pump-amm', 'pump-fun'] as const;

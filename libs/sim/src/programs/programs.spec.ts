@@ -3,7 +3,7 @@
  * replayed with libs/amm, gives the same result, and the pool's accounts after the swap are
  * exactly what that result says (vaults, pool fields, crossed ticks, oracle, curve).
  */
-import { pumpAmmApplyTrade, pumpAmmBuyExactBase, pumpAmmBuyExactQuoteIn, pumpAmmFeeBps, pumpAmmSellExactBase, pumpAmmSellForQuote } from '../../../amm/src/programs/pump-amm/math';
+import { pumpAmmApplyTrade, pumpAmmBuyExactBase, pumpAmmBuyExactQuoteIn, pumpAmmFeeBps, pumpAmmSellExactBase, pumpAmmSellForQuote } from '@app/amm';
 import {
   pumpFunApplyBuy,
   pumpFunApplySell,
@@ -14,19 +14,19 @@ import {
   pumpFunSellForSol,
   type PumpFunBuy,
   type PumpFunSell,
-} from '../../../amm/src/programs/pump-fun/math';
-import { ammV4ApplySwap } from '../../../amm/src/programs/raydium-amm-v4/math';
-import { clmmSwap, type ClmmSwapResult } from '../../../amm/src/programs/raydium-clmm/swap';
-import { cpmmApplySwap } from '../../../amm/src/programs/raydium-cpmm/math';
-import { buildSwapTickSequence, tickArrayStartIndex, whirlpoolSwap } from '../../../amm/src/programs/orca-whirlpool/swap';
-import { getArrayStartIndex } from '../../../amm/src/programs/raydium-clmm/tick-array';
-import type { PoolUpdate } from '../../../contracts/src/pool-update';
-import { decodeTickArray, decodeWhirlpool, decodeOracle } from '../../../solana/src/orca-whirlpool';
-import { decodeAmmV4Info } from '../../../solana/src/raydium-amm-v4';
-import { decodeClmmPoolState, decodeClmmTickArrayState } from '../../../solana/src/raydium-clmm';
-import { decodePumpBondingCurve } from '../../../solana/src/pump-fun';
-import { decodeCpmmPoolState } from '../../../solana/src/raydium-cpmm';
-import { decodeTokenAccount } from '../../../solana/src/spl-token';
+} from '@app/amm';
+import { ammV4ApplySwap } from '@app/amm';
+import { clmmSwap, type ClmmSwapResult } from '@app/amm';
+import { cpmmApplySwap } from '@app/amm';
+import { buildSwapTickSequence, tickArrayStartIndex, whirlpoolSwap } from '@app/amm';
+import { getArrayStartIndex } from '@app/amm';
+import type { PoolUpdate } from '@app/contracts';
+import { decodeTickArray, decodeWhirlpool, decodeOracle } from '@app/solana';
+import { decodeAmmV4Info } from '@app/solana';
+import { decodeClmmPoolState, decodeClmmTickArrayState } from '@app/solana';
+import { decodePumpBondingCurve } from '@app/solana';
+import { decodeCpmmPoolState } from '@app/solana';
+import { decodeTokenAccount } from '@app/solana';
 import type { SimContext, SwapDraw } from '../context';
 import { SimMarket } from '../market';
 import { Prng } from '../prng';

@@ -9,8 +9,8 @@
  *    be Token-2022 (transfer fees included).
  * Trades go through the program's math (buy, buy_exact_quote_in, sell) and `pumpAmmApplyTrade`.
  */
-import type { PoolUpdate } from '../../../contracts/src/pool-update';
-import { PoolQuoteError } from '../../../amm/src/pool';
+import type { PoolUpdate } from '@app/contracts';
+import { PoolQuoteError } from '@app/amm';
 import {
   pumpAmmApplyTrade,
   pumpAmmBuyExactBase,
@@ -20,15 +20,15 @@ import {
   pumpAmmSellForQuote,
   type PumpAmmBuy,
   type PumpAmmSell,
-} from '../../../amm/src/programs/pump-amm/math';
-import { PROGRAM_IDS } from '../../../solana/src/programs';
+} from '@app/amm';
+import { PROGRAM_IDS } from '@app/solana';
 import {
   encodePumpAmmGlobalConfig,
   encodePumpAmmPool,
   pumpAmmCoinCreatorVaultAuthority,
   type PumpAmmGlobalConfig,
   type PumpAmmPoolState,
-} from '../../../solana/src/pump-amm';
+} from '@app/solana';
 import {
   PUMP_BUYBACK_FEE_RECIPIENTS,
   pumpAmmBuybackFeeRecipient,
@@ -36,8 +36,8 @@ import {
   pumpAmmGlobalVolumeAccumulator,
   pumpAmmPoolV2,
   pumpAmmProtocolFeeRecipient,
-} from '../../../solana/src/instructions/programs';
-import { DEFAULT_PUBKEY, PUMP_FEES_PROGRAM_ID, encodePumpFeeConfig, type PumpFeeConfig } from '../../../solana/src/pump-fun';
+} from '@app/solana';
+import { DEFAULT_PUBKEY, PUMP_FEES_PROGRAM_ID, encodePumpFeeConfig, type PumpFeeConfig } from '@app/solana';
 import { associatedTokenAddress, buyA, cpGap, pda, sized, towards, randomKey, raw, type SimContext, type SimVault, type SwapDraw } from '../context';
 import type { Prng } from '../prng';
 import type { PlannedPool, SimPoolInfo, SimProgram, SimSwap } from './program';

@@ -9,8 +9,8 @@
  * `pumpFunApplyBuy` / `pumpFunApplySell`; a curve that sells its last real token completes and
  * stops trading.
  */
-import type { PoolUpdate } from '../../../contracts/src/pool-update';
-import { PoolQuoteError } from '../../../amm/src/pool';
+import type { PoolUpdate } from '@app/contracts';
+import { PoolQuoteError } from '@app/amm';
 import {
   pumpFunApplyBuy,
   pumpFunApplySell,
@@ -21,15 +21,15 @@ import {
   pumpFunSellForSol,
   type PumpFunBuy,
   type PumpFunSell,
-} from '../../../amm/src/programs/pump-fun/math';
-import { PROGRAM_IDS } from '../../../solana/src/programs';
+} from '@app/amm';
+import { PROGRAM_IDS } from '@app/solana';
 import {
   PUMP_BUYBACK_FEE_RECIPIENTS,
   pumpFunBondingCurveV2,
   pumpFunBuybackFeeRecipient,
   pumpFunEventAuthority,
   pumpFunGlobalVolumeAccumulator,
-} from '../../../solana/src/instructions/programs';
+} from '@app/solana';
 import {
   DEFAULT_PUBKEY,
   PUMP_FEES_PROGRAM_ID,
@@ -40,7 +40,7 @@ import {
   type PumpBondingCurve,
   type PumpFeeConfig,
   type PumpGlobal,
-} from '../../../solana/src/pump-fun';
+} from '@app/solana';
 import { associatedTokenAddress, pda, randomKey, raw, rentExemptLamports, type SimContext, type SimVault, type SwapDraw } from '../context';
 import type { Prng } from '../prng';
 import type { SimPoolInfo, SimProgram, SimSwap } from './program';

@@ -6,15 +6,15 @@
  * update the AmmInfo swap statistics and recent epoch as the program does. Legacy SPL Token
  * mints only (AMM v4 does not support Token-2022).
  */
-import type { PoolUpdate } from '../../../contracts/src/pool-update';
-import { PoolQuoteError } from '../../../amm/src/pool';
-import { ammV4ApplySwap, ammV4Reserves, type AmmV4SwapResult } from '../../../amm/src/programs/raydium-amm-v4/math';
-import { PROGRAM_IDS } from '../../../solana/src/programs';
-import { AMM_V4_STATUS, ammV4Authority, encodeAmmV4Info, type AmmV4Info } from '../../../solana/src/raydium-amm-v4';
+import type { PoolUpdate } from '@app/contracts';
+import { PoolQuoteError } from '@app/amm';
+import { ammV4ApplySwap, ammV4Reserves, type AmmV4SwapResult } from '@app/amm';
+import { PROGRAM_IDS } from '@app/solana';
+import { AMM_V4_STATUS, ammV4Authority, encodeAmmV4Info, type AmmV4Info } from '@app/solana';
 import { createHash } from 'node:crypto';
 import { PublicKey } from '@solana/web3.js';
-import { base58Encode } from '../../../solana/src/base58';
-import { encodeSerumMarket, serumVaultSignerNonce } from '../../../solana/src/serum-market';
+import { base58Encode } from '@app/solana';
+import { encodeSerumMarket, serumVaultSignerNonce } from '@app/solana';
 import { buyA, cpGap, randomKey, sized, towards, type SimContext, type SimVault, type SwapDraw, isqrt } from '../context';
 import type { Prng } from '../prng';
 import type { PlannedPool, SimPoolInfo, SimProgram, SimSwap } from './program';

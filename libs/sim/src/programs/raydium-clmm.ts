@@ -12,22 +12,22 @@
  * protocol and fund fees; each crossed tick flips its fee growth outside against the fee growth
  * at the crossing.
  */
-import type { PoolUpdate } from '../../../contracts/src/pool-update';
+import type { PoolUpdate } from '@app/contracts';
 import {
   ClmmMathError,
-  MAX_SQRT_PRICE_X64,
+  CLMM_MAX_SQRT_PRICE_X64 as MAX_SQRT_PRICE_X64,
   MAX_TICK,
-  MIN_SQRT_PRICE_X64,
+  CLMM_MIN_SQRT_PRICE_X64 as MIN_SQRT_PRICE_X64,
   MIN_TICK,
   getDeltaAmount0,
   getDeltaAmount1,
   getSqrtPriceAtTick,
   getTickAtSqrtPrice,
-} from '../../../amm/src/programs/raydium-clmm/math';
-import { clmmSwap, type ClmmSwapResult } from '../../../amm/src/programs/raydium-clmm/swap';
-import { buildSyntheticClmm } from '../../../amm/src/programs/raydium-clmm/synthetic';
-import { getArrayStartIndex, prepareBitmaps, type ClmmBitmaps } from '../../../amm/src/programs/raydium-clmm/tick-array';
-import { PROGRAM_IDS } from '../../../solana/src/programs';
+} from '@app/amm';
+import { clmmSwap, type ClmmSwapResult } from '@app/amm';
+import { buildSyntheticClmm } from '@app/amm';
+import { getArrayStartIndex, prepareBitmaps, type ClmmBitmaps } from '@app/amm';
+import { PROGRAM_IDS } from '@app/solana';
 import {
   CLMM_SEEDS,
   clmmEmptyTick,
@@ -40,8 +40,8 @@ import {
   type ClmmTickArrayBitmapExtension,
   type ClmmTickArrayState,
   type ClmmTickState,
-} from '../../../solana/src/raydium-clmm';
-import { MEMO_PROGRAM_ID } from '../../../solana/src/instructions/common';
+} from '@app/solana';
+import { MEMO_PROGRAM_ID } from '@app/solana';
 import { pda, randomKey, raw, type SimContext, type SimVault, type SwapDraw } from '../context';
 import type { Prng } from '../prng';
 import { planPositions, positionAmounts, sqrtPriceX64Of, wrapSub128, planClSwap } from './cl-shape';

@@ -6,10 +6,10 @@
  * `cpmmApplySwap`, the program's exact state transition. LP mint and observation accounts are
  * referenced but not written (the router needs neither).
  */
-import type { PoolUpdate } from '../../../contracts/src/pool-update';
-import { PoolQuoteError } from '../../../amm/src/pool';
-import { cpmmApplySwap, cpmmReserves, type CpmmSwapResult } from '../../../amm/src/programs/raydium-cpmm/math';
-import { PROGRAM_IDS } from '../../../solana/src/programs';
+import type { PoolUpdate } from '@app/contracts';
+import { PoolQuoteError } from '@app/amm';
+import { cpmmApplySwap, cpmmReserves, type CpmmSwapResult } from '@app/amm';
+import { PROGRAM_IDS } from '@app/solana';
 import {
   CPMM_SEEDS,
   cpmmAuthority,
@@ -17,7 +17,7 @@ import {
   encodeCpmmPoolState,
   type CpmmAmmConfig,
   type CpmmPoolState,
-} from '../../../solana/src/raydium-cpmm';
+} from '@app/solana';
 import { buyA, cpGap, pda, sized, towards, randomKey, raw, type SimContext, type SimVault, type SwapDraw, isqrt } from '../context';
 import type { Prng } from '../prng';
 import type { PlannedPool, SimPoolInfo, SimProgram, SimSwap } from './program';

@@ -10,7 +10,7 @@ import {
   type Whirlpool,
   type WhirlpoolOracle,
   type WhirlpoolTickArray,
-} from '../../../../solana/src/orca-whirlpool';
+} from '@app/solana';
 import { sqrtPriceFromTickIndex } from './math';
 import { WhirlpoolPool, whirlpoolDependencies, whirlpoolTickArrayStarts } from './pool';
 

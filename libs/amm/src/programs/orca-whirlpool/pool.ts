@@ -1,5 +1,5 @@
 import { PoolQuoteError, type HopQuote, type Pool, type PoolKind } from '../../pool';
-import { PROGRAM_IDS } from '../../../../solana/src/programs';
+import { PROGRAM_IDS } from '@app/solana';
 import { type EpochTransferFee, TransferFeeQuoting } from '../../transfer-fee';
 import {
   isAdaptiveFeeWhirlpool,
@@ -8,7 +8,7 @@ import {
   type Whirlpool,
   type WhirlpoolOracle,
   type WhirlpoolTickArray,
-} from '../../../../solana/src/orca-whirlpool';
+} from '@app/solana';
 import { MAX_TICK_INDEX, MIN_TICK_INDEX, TICK_ARRAY_SIZE, WhirlpoolMathError, sqrtPriceFromTickIndex } from './math';
 import {
   buildSwapTickSequence,

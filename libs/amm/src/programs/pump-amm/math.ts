@@ -15,9 +15,9 @@
  *  when present); other pools the flat fees. Without a FeeConfig: GlobalConfig's three rates.
  */
 import { PoolQuoteError } from '../../pool';
-import { MINTS } from '../../../../solana/src/programs';
-import { DEFAULT_PUBKEY, type PumpFeeConfig } from '../../../../solana/src/pump-fun';
-import type { PumpAmmGlobalConfig, PumpAmmPoolState } from '../../../../solana/src/pump-amm';
+import { MINTS } from '@app/solana';
+import { DEFAULT_PUBKEY, type PumpFeeConfig } from '@app/solana';
+import type { PumpAmmGlobalConfig, PumpAmmPoolState } from '@app/solana';
 import { BPS, pumpFee, pumpFeeTier, searchMinInput } from '../pump-fun/math';
 
 const U64_MAX = 0xffffffffffffffffn;

@@ -1,14 +1,14 @@
 import { PoolQuoteError, type HopQuote, type Pool, type PoolKind } from '../../pool';
-import { PROGRAM_IDS } from '../../../../solana/src/programs';
+import { PROGRAM_IDS } from '@app/solana';
 import { type EpochTransferFee, TransferFeeQuoting } from '../../transfer-fee';
-import { pumpFeeConfigAddress, type PumpFeeConfig } from '../../../../solana/src/pump-fun';
+import { pumpFeeConfigAddress, type PumpFeeConfig } from '@app/solana';
 import {
   PUMP_AMM_DISABLE_BIT,
   isCanonicalPumpPool,
   pumpAmmGlobalConfigAddress,
   type PumpAmmGlobalConfig,
   type PumpAmmPoolState,
-} from '../../../../solana/src/pump-amm';
+} from '@app/solana';
 import { BPS } from '../pump-fun/math';
 import {
   pumpAmmBuyExactBase,

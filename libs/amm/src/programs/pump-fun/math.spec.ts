@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import fc from 'fast-check';
 import { PoolQuoteError } from '../../pool';
-import { MINTS } from '../../../../solana/src/programs';
+import { MINTS } from '@app/solana';
 import {
   DEFAULT_PUBKEY,
   decodePumpBondingCurve,
@@ -10,7 +10,7 @@ import {
   type PumpBondingCurve,
   type PumpFeeConfig,
   type PumpGlobal,
-} from '../../../../solana/src/pump-fun';
+} from '@app/solana';
 import {
   pumpFee,
   pumpFeeTier,

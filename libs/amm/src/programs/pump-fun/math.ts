@@ -25,7 +25,7 @@ import {
   type PumpFeeTier,
   type PumpFees,
   type PumpGlobal,
-} from '../../../../solana/src/pump-fun';
+} from '@app/solana';
 
 export const BPS = 10_000n;
 const U64_MAX = 0xffffffffffffffffn;

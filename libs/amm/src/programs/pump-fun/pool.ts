@@ -1,6 +1,6 @@
 import { PoolQuoteError, type HopQuote, type Pool, type PoolKind } from '../../pool';
-import { MINTS, PROGRAM_IDS } from '../../../../solana/src/programs';
-import { DEFAULT_PUBKEY, pumpFeeConfigAddress, pumpGlobalAddress, type PumpBondingCurve, type PumpFeeConfig, type PumpGlobal } from '../../../../solana/src/pump-fun';
+import { MINTS, PROGRAM_IDS } from '@app/solana';
+import { DEFAULT_PUBKEY, pumpFeeConfigAddress, pumpGlobalAddress, type PumpBondingCurve, type PumpFeeConfig, type PumpGlobal } from '@app/solana';
 import {
   BPS,
   pumpFunBuyExactSolIn,

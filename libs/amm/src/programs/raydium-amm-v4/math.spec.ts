@@ -2,9 +2,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import fc from 'fast-check';
 import { PoolQuoteError } from '../../pool';
-import { decodeAmmV4Info, type AmmV4Fees, type AmmV4Info } from '../../../../solana/src/raydium-amm-v4';
-import { decodeTokenAccount } from '../../../../solana/src/spl-token';
-import { MINTS } from '../../../../solana/src/programs';
+import { decodeAmmV4Info, type AmmV4Fees, type AmmV4Info } from '@app/solana';
+import { decodeTokenAccount } from '@app/solana';
+import { MINTS } from '@app/solana';
 import { ammV4ApplySwap, ammV4Reserves, ammV4SwapBaseIn, ammV4SwapBaseOut } from './math';
 import { AmmV4Pool, ammV4Dependencies } from './pool';
 

@@ -15,7 +15,7 @@
  * "coin" is the base token (mintA), "pc" the quote token (mintB).
  */
 import { PoolQuoteError } from '../../pool';
-import { ammV4SwapPermitted, AMM_V4_STATUS, type AmmV4Fees, type AmmV4Info } from '../../../../solana/src/raydium-amm-v4';
+import { ammV4SwapPermitted, AMM_V4_STATUS, type AmmV4Fees, type AmmV4Info } from '@app/solana';
 
 const U64_MAX = 0xffffffffffffffffn;
 

@@ -1,6 +1,6 @@
 import { PoolQuoteError, type HopQuote, type Pool, type PoolKind } from '../../pool';
-import { PROGRAM_IDS } from '../../../../solana/src/programs';
-import type { AmmV4Info } from '../../../../solana/src/raydium-amm-v4';
+import { PROGRAM_IDS } from '@app/solana';
+import type { AmmV4Info } from '@app/solana';
 import { ammV4CheckFees, ammV4NotSwappable, ammV4Reserves, ammV4SwapBaseIn, ammV4SwapBaseOut, type AmmV4SwapResult } from './math';
 
 /** Accounts an AMM v4 pool's quotes depend on besides the AmmInfo itself: both vaults and both mints. */

@@ -15,7 +15,7 @@ import {
   getTickAtSqrtPrice,
 } from './math';
 import { dynamicFeeRate, tickSpacingIndexFromTick } from './swap';
-import { clmmEmptyDynamicFeeInfo } from '../../../../solana/src/raydium-clmm';
+import { clmmEmptyDynamicFeeInfo } from '@app/solana';
 
 describe('CLMM tick math', () => {
   it('tick 0 is 2^64, the extremes are the program constants', () => {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { PoolQuoteError } from '../../pool';
-import { clmmBitmapExtensionAddress, clmmTickArrayAddress, type ClmmDynamicFeeInfo } from '../../../../solana/src/raydium-clmm';
+import { clmmBitmapExtensionAddress, clmmTickArrayAddress, type ClmmDynamicFeeInfo } from '@app/solana';
 import { ClmmPool, clmmDependencies, clmmTickArrayStartIndexes } from './pool';
 import { computeSwapStep, getSqrtPriceAtTick, getTickAtSqrtPrice, Q64, U64_MAX } from './math';
 import { buildSyntheticClmm, type SyntheticClmm, type SyntheticClmmSpec } from './synthetic';

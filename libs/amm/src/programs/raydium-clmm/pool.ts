@@ -1,5 +1,5 @@
 import { PoolQuoteError, type HopQuote, type Pool, type PoolKind } from '../../pool';
-import { PROGRAM_IDS } from '../../../../solana/src/programs';
+import { PROGRAM_IDS } from '@app/solana';
 import { type EpochTransferFee, TransferFeeQuoting } from '../../transfer-fee';
 import {
   CLMM_STATUS_BIT,
@@ -10,7 +10,7 @@ import {
   type ClmmPoolState,
   type ClmmTickArrayBitmapExtension,
   type ClmmTickArrayState,
-} from '../../../../solana/src/raydium-clmm';
+} from '@app/solana';
 import { ClmmMathError, FEE_RATE_DENOMINATOR, MAX_FEE_RATE_NUMERATOR, getSqrtPriceAtTick } from './math';
 import {
   ClmmTickArrayNotLoadedError,

@@ -10,7 +10,7 @@
  * next initialized tick array and that array is not loaded, the quote fails with
  * ClmmTickArrayNotLoadedError (the program would fail with NotEnoughTickArrayAccount).
  */
-import type { ClmmDynamicFeeInfo } from '../../../../solana/src/raydium-clmm';
+import type { ClmmDynamicFeeInfo } from '@app/solana';
 import {
   ClmmMathError,
   FEE_RATE_DENOMINATOR,

@@ -13,7 +13,7 @@ import {
   type ClmmTickArrayBitmapExtension,
   type ClmmTickArrayState,
   type ClmmTickState,
-} from '../../../../solana/src/raydium-clmm';
+} from '@app/solana';
 import { getSqrtPriceAtTick, getTickAtSqrtPrice } from './math';
 import { TICK_ARRAY_BITMAP_SIZE, getArrayStartIndex, isOverflowDefaultBitmap, maxTickInTickArrayBitmap, tickCount } from './tick-array';
 

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import fc from 'fast-check';
 import { PoolQuoteError } from '../../pool';
-import { decodeCpmmPoolState, type CpmmAmmConfig, type CpmmPoolState } from '../../../../solana/src/raydium-cpmm';
+import { decodeCpmmPoolState, type CpmmAmmConfig, type CpmmPoolState } from '@app/solana';
 import {
   FEE_RATE_DENOMINATOR,
   cpmmApplySwap,

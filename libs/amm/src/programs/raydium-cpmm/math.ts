@@ -17,7 +17,7 @@
  *  Reserves: vault balance - (protocol + fund + creator fees owed) on each side.
  */
 import { PoolQuoteError } from '../../pool';
-import type { CpmmAmmConfig, CpmmPoolState } from '../../../../solana/src/raydium-cpmm';
+import type { CpmmAmmConfig, CpmmPoolState } from '@app/solana';
 
 export const FEE_RATE_DENOMINATOR = 1_000_000n;
 const U64_MAX = 0xffffffffffffffffn;

@@ -3,13 +3,13 @@ import * as path from 'node:path';
 import fc from 'fast-check';
 import { _testing } from '../../routing/route-search';
 import { PoolQuoteError } from '../../pool';
-import { PROGRAM_IDS } from '../../../../solana/src/programs';
+import { PROGRAM_IDS } from '@app/solana';
 import {
   decodeCpmmAmmConfig,
   decodeCpmmPoolState,
   type CpmmAmmConfig,
   type CpmmPoolState,
-} from '../../../../solana/src/raydium-cpmm';
+} from '@app/solana';
 import { CpmmPool, cpmmPoolDependencies } from './pool';
 import { cpmmFeeRates, cpmmSwapBaseInput, cpmmSwapBaseOutput } from './math';
 

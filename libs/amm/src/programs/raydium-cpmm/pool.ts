@@ -1,7 +1,7 @@
 import { PoolQuoteError, type ConstantProductGuide, type HopQuote, type Pool, type PoolKind } from '../../pool';
-import { PROGRAM_IDS } from '../../../../solana/src/programs';
+import { PROGRAM_IDS } from '@app/solana';
 import { exactInWithTransferFees, exactOutWithTransferFees, transferKeep, type EpochTransferFee } from '../../transfer-fee';
-import type { CpmmAmmConfig, CpmmPoolState } from '../../../../solana/src/raydium-cpmm';
+import type { CpmmAmmConfig, CpmmPoolState } from '@app/solana';
 import {
   FEE_RATE_DENOMINATOR,
   cpmmFeeRates,

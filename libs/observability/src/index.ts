@@ -1,0 +1,6 @@
+export { accessLog } from './access-log';
+export { logger } from './logger';
+export { metrics, secondsSince } from './metrics';
+export { startOpsServer } from './ops-server';
+export { setRequestKeyId } from './request-context';
+export { startApp } from './start';
