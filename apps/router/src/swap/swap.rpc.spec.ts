@@ -3,7 +3,8 @@
  * against a local JSON-RPC server answering in the shape a Solana node returns
  * (getLatestBlockhash, simulateTransaction with unitsConsumed). Without a simulation the limit is
  * the estimate; with one, the consumption the node reports plus 10%, rounded up, at most
- * 1,400,000; a simulation that runs out of units is repeated with 1,400,000 first.
+ * 1,400,000; a simulation that runs out of units is repeated with 1,400,000 first. A priority
+ * level is priced from the node's getRecentPrioritizationFees for the transaction's writable accounts.
  */
 import { startJsonRpcServer, type JsonRpcServer } from '../../../../test/support/json-rpc-server';
 import { Keypair, VersionedTransaction } from '@solana/web3.js';
@@ -12,9 +13,10 @@ import { Projection } from '@app/pools';
 import type { ProjectionService } from '../projection/projection.service';
 import { encodePoolUpdate } from '@app/contracts';
 import { loadConfig } from '@app/config';
-import { PROGRAM_IDS } from '@app/solana';
+import { PROGRAM_IDS, decodeAddressLookupTable } from '@app/solana';
 import { RpcChainGateway } from '../chain/rpc.gateway';
 import { MAX_COMPUTE_UNITS, SwapService, unitLimitFromSimulation } from './swap.service';
+import { parsePrioritizationFee } from './priority-fee';
 
 const BLOCKHASH = 'EkSnNWid2cvwEVnVx9aBqawnmiCNiDgp3gUdkDPTKN1N';
 const LAST_VALID = 319475455;
@@ -26,9 +28,29 @@ for (const u of market.genesis()) projection.apply({ partition: 0, offset: offse
 
 /** answers simulateTransaction with the value this returns for the transaction's unit limit */
 let simulate: (limit: number) => { err: unknown; logs: string[]; unitsConsumed: number };
-const calls: Array<{ method: string; limit?: number }> = [];
+const calls: Array<{ method: string; limit?: number; accounts?: string[] }> = [];
+/** what the node answers getRecentPrioritizationFees with (per slot, as a node reports them) */
+let recentFees: Array<{ slot: number; prioritizationFee: number }> = [];
 let server: JsonRpcServer;
 let service: SwapService;
+
+/** the SetComputeUnitPrice of a transaction (micro-lamports per unit; null without one) */
+function priceOf(tx: VersionedTransaction): bigint | null {
+  const keys = tx.message.staticAccountKeys;
+  const ix = tx.message.compiledInstructions.find((c) => keys[c.programIdIndex].toBase58() === PROGRAM_IDS.computeBudget && c.data[0] === 3);
+  return ix === undefined ? null : Buffer.from(ix.data).readBigUInt64LE(1);
+}
+
+/** the writable accounts a transaction names, its lookup tables' included */
+function writableKeysOf(tx: VersionedTransaction): string[] {
+  const m = tx.message;
+  const out = m.staticAccountKeys.filter((_, i) => m.isAccountWritable(i)).map((k) => k.toBase58());
+  for (const lookup of m.addressTableLookups) {
+    const table = decodeAddressLookupTable(projection.account(lookup.accountKey.toBase58())!.data);
+    for (const i of lookup.writableIndexes) out.push(table.addresses[i]);
+  }
+  return out;
+}
 
 /** the SetComputeUnitLimit of a transaction (its first instruction) */
 function limitOf(tx: VersionedTransaction): number {
@@ -43,6 +65,10 @@ beforeAll(async () => {
     if (call.method === 'getLatestBlockhash') {
       calls.push({ method: call.method });
       return { context: { slot: 341197247, apiVersion: '2.1.13' }, value: { blockhash: BLOCKHASH, lastValidBlockHeight: LAST_VALID } };
+    }
+    if (call.method === 'getRecentPrioritizationFees') {
+      calls.push({ method: call.method, accounts: (call.params as unknown[])[0] as string[] });
+      return recentFees;
     }
     if (call.method === 'simulateTransaction') {
       const limit = limitOf(VersionedTransaction.deserialize(Buffer.from(call.params[0] as string, 'base64')));
@@ -127,5 +153,42 @@ describe('SwapService over the rpc gateway: the compute unit limit', () => {
     simulate = () => ({ err: { InstructionError: [3, { Custom: 6005 }] }, logs: ['Program log: Error: ExceededSlippage'], unitsConsumed: 30_000 });
     await expect(service.swap(request(false))).rejects.toMatchObject({ error: 'simulation failed: {"InstructionError":[3,{"Custom":6005}]}' });
     expect(calls.filter((c) => c.method === 'simulateTransaction')).toHaveLength(1);
+  });
+});
+
+describe('SwapService over the rpc gateway: a priority level priced from the node\'s recent fees', () => {
+  // 20 slots of recent fees, 1,000 to 20,000 micro-lamports per unit, in no order
+  const fees = Array.from({ length: 20 }, (_, i) => ({ slot: 341197200 + i, prioritizationFee: ((i * 7) % 20 + 1) * 1_000 }));
+  const level = (priorityLevel: string, maxLamports: number) => ({ ...request(true), priorityFee: parsePrioritizationFee({ priorityLevelWithMaxLamports: { priorityLevel, maxLamports } })! });
+
+  it("asks about the transaction's writable accounts and takes the level's percentile: medium 50th, high 75th, veryHigh 95th", async () => {
+    recentFees = fees;
+    const prices: Record<string, bigint | null> = {};
+    for (const l of ['medium', 'high', 'veryHigh']) {
+      calls.length = 0;
+      const s = await service.swap(level(l, 1_000_000_000));
+      prices[l] = priceOf(VersionedTransaction.deserialize(Buffer.from(s.transaction, 'base64')));
+      const asked = calls.find((c) => c.method === 'getRecentPrioritizationFees')!;
+      const tx = VersionedTransaction.deserialize(Buffer.from(s.transaction, 'base64'));
+      const writable = writableKeysOf(tx);
+      expect(asked.accounts!.length).toBeGreaterThan(0);
+      for (const a of asked.accounts!) expect(writable).toContain(a);
+    }
+    expect(prices).toEqual({ medium: 10_000n, high: 15_000n, veryHigh: 19_000n });
+  });
+
+  it('caps the price so that price × limit stays within maxLamports', async () => {
+    recentFees = fees;
+    const s = await service.swap(level('veryHigh', 100));
+    const tx = VersionedTransaction.deserialize(Buffer.from(s.transaction, 'base64'));
+    const price = priceOf(tx)!;
+    expect(price).toBe((100n * 1_000_000n) / BigInt(limitOf(tx)));
+    expect((price * BigInt(limitOf(tx))) / 1_000_000n).toBeLessThanOrEqual(100n);
+  });
+
+  it("a node that reports no recent fees: the level's fixed price", async () => {
+    recentFees = [];
+    const s = await service.swap(level('high', 1_000_000_000));
+    expect(priceOf(VersionedTransaction.deserialize(Buffer.from(s.transaction, 'base64')))).toBe(100_000n);
   });
 });
