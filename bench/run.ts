@@ -19,6 +19,7 @@ export const SUITES: Record<string, string> = {
   programs: './programs.bench',
   quote: './quote.bench',
   routing: './routing-quality.bench',
+  'route-search': './route-search.bench',
   price: './price.bench',
   stream: './stream.bench',
   interest: './interest.bench',

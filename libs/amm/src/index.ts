@@ -38,6 +38,5 @@ export {
 export { PriceOracle } from './pricing/price-oracle';
 export type { PriceOracleStats, PriceRecord } from './pricing/price-oracle';
 export { buildSyntheticClmm } from './programs/raydium-clmm/synthetic';
-export { InsufficientLiquidityError, NoPoolError, NoRouteError, RouteError, evaluatePath, findBestRoute, findCandidatePaths } from './routing/route-search';
-export type { CandidatePath, ReplacedPool, Route, RouteHop, RouteRequest, RouteSearchOptions, SwapMode, TokenGraph } from './routing/route-search';
-export { routeShares } from './routing/split';
+export { InsufficientLiquidityError, NoPoolError, NoRouteError, RouteError, evaluatePath, findBestRoute, findCandidatePaths, routeShares } from './routing';
+export type { CandidatePath, ReplacedPool, Route, RouteHop, RouteRequest, RouteSearchOptions, SwapMode, TokenGraph } from './routing';

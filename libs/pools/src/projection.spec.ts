@@ -1,5 +1,5 @@
-import { _testing, findBestRoute, type TokenGraph } from '@app/amm/routing/route-search';
-import { CpmmPool } from '@app/amm';
+import { _testing } from '@app/amm/routing/compiled-graph';
+import { CpmmPool, findBestRoute, type TokenGraph } from '@app/amm';
 import { encodePoolUpdate, type PoolUpdate } from '@app/contracts';
 import { MINTS, PROGRAM_IDS } from '@app/solana';
 import { decodeCpmmPoolState, encodeCpmmPoolState } from '@app/solana';

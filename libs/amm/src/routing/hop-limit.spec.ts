@@ -9,7 +9,7 @@
  */
 import fc from 'fast-check';
 import { PoolQuoteError, type Pool } from '../pool';
-import { evaluatePath, findBestRoute, InsufficientLiquidityError, type Route, type RouteRequest } from './route-search';
+import { evaluatePath, findBestRoute, InsufficientLiquidityError, type Route, type RouteRequest } from './index';
 import { FakePool, graphOf } from './testing/fake-pool';
 
 const TOKENS = ['t0', 't1', 't2', 't3', 't4', 't5', 't6'];

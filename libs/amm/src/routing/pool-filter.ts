@@ -7,10 +7,7 @@
  * the graph it touches, an unfiltered one pays nothing.
  */
 import type { Pool } from '../pool';
-import type { TokenGraph } from './route-search';
-
-/** which pools a search may use: true keeps the pool */
-export type PoolFilter = (pool: Pool) => boolean;
+import type { PoolFilter, TokenGraph } from './types';
 
 /** `graph` restricted to the pools `keep` accepts (each mint's list filtered once per view) */
 export function filteredGraph(graph: TokenGraph, keep: PoolFilter): TokenGraph {

@@ -7,7 +7,7 @@ import {
   findBestRoute,
   findCandidatePaths,
   type RouteRequest,
-} from './route-search';
+} from './index';
 import { FakePool, graphOf } from './testing/fake-pool';
 
 const A = 'mintA';

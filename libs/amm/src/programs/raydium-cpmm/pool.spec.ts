@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import fc from 'fast-check';
-import { _testing } from '../../routing/route-search';
+import { _testing } from '../../routing/compiled-graph';
 import { PoolQuoteError } from '../../pool';
 import { PROGRAM_IDS } from '@app/solana';
 import {

@@ -3,7 +3,7 @@
  * program): fee on the input in basis points, floor on the output, ceil on the exact-out input.
  */
 import { PoolQuoteError, type HopQuote, type Pool, type PoolKind } from '../../pool';
-import type { TokenGraph } from '../route-search';
+import type { TokenGraph } from '../types';
 
 export class FakePool implements Pool {
   readonly programId = 'Fake11111111111111111111111111111111111111';

@@ -1,0 +1,115 @@
+/**
+ * The split attempt of a search: when the best single path moves the price enough for a split
+ * to pay, more candidate paths are searched for parts of the amount, their flow graph is built
+ * (flow-graph.ts), the amount allocated over it (flow-allocation.ts) and the allocation priced
+ * exactly (flow-evaluation.ts), its dust branches dropped unless keeping them pays. Pure.
+ */
+import { PoolQuoteError } from '../pool';
+import { searchCandidates } from './candidate-paths';
+import type { Compiled } from './compiled-graph';
+import { allocate } from './flow-allocation';
+import { evaluateFlow } from './flow-evaluation';
+import { buildFlowGraph } from './flow-graph';
+import type { CandidatePath, Route, RouteRequest, RouteSearchOptions } from './types';
+
+/** a split's dust branches are kept only when they pay more than this share (0.1 bp) */
+const DUST_GAIN = 1e-5;
+
+/** `a` beats `b` by more than DUST_GAIN (ExactIn: more output; ExactOut: less input) */
+function paysMore(a: Route, b: Route): boolean {
+  if (a.mode === 'ExactIn') return Number(a.amountOut - b.amountOut) > DUST_GAIN * Number(b.amountOut);
+  return Number(b.amountIn - a.amountIn) > DUST_GAIN * Number(b.amountIn);
+}
+
+/**
+ * Relative price impact of an exact single-path route against its spot prices after fees
+ * (float; used to size the split search).
+ */
+function pathImpact(r: Route): number {
+  let ideal = 1;
+  for (const h of r.hops) ideal *= h.pool.spotPrice(h.inputMint) * (1 - h.pool.feeBps / 10_000);
+  const rate = Number(r.amountOut) / Number(r.amountIn);
+  if (!(ideal > 0)) return 1;
+  return Math.min(1, Math.max(0, 1 - rate / ideal));
+}
+
+/**
+ * The float marginal rate of a single-path route at its amount: ExactIn, output per unit of
+ * input added; ExactOut, input per unit of output added. NaN when the curves say nothing.
+ */
+function marginalRate(r: Route): number {
+  const pools = r.hops.map((h) => h.pool);
+  const mints = [r.inputMint, ...r.hops.map((h) => h.outputMint)];
+  const delta = 1e-3;
+  if (r.mode === 'ExactIn') {
+    const f = (x: number): number => {
+      for (let i = 0; i < pools.length; i++) x = pools[i].approxOut(mints[i], x);
+      return x;
+    };
+    const a = Number(r.amountIn);
+    return (f(a) - f(a * (1 - delta))) / (a * delta);
+  }
+  const g = (y: number): number => {
+    for (let i = pools.length - 1; i >= 0; i--) y = pools[i].approxIn(mints[i], y);
+    return y;
+  };
+  const b = Number(r.amountOut);
+  return (g(b) - g(b * (1 - delta))) / (b * delta);
+}
+
+/** below this relative impact of the best single path a split cannot gain a hundredth of a bp */
+const SPLIT_MIN_IMPACT = 1e-6;
+
+export function trySplit(c: Compiled, candidates: CandidatePath[], req: RouteRequest, single: Route | null, opts: RouteSearchOptions): Route | null {
+  const impact = single === null ? 1 : pathImpact(single);
+  if (impact < SPLIT_MIN_IMPACT) return null;
+  const amount = Number(req.amount);
+  // paths that are poor for the whole amount can be good for a part of it: for large trades the
+  // candidates of a sixteenth (and a 256th) of the amount join
+  let all = candidates;
+  const wide = { ...opts, candidatesPerToken: opts.splitCandidatesPerToken ?? 6 };
+  // a path whose zero-size rate is below the best single path's marginal rate at the whole
+  // amount gets no flow in the optimal split (the common marginal rate of the split is at least
+  // that): the searches for split candidates prune against it
+  const marginal = single === null ? NaN : marginalRate(single);
+  for (const [minImpact, div] of [
+    [1e-3, 1n],
+    [1e-3, 16n],
+    [3e-2, 256n],
+  ] as const) {
+    const part = req.amount / div;
+    if (impact < minImpact || part === 0n) continue;
+    const floor = marginal > 0 && marginal < Infinity ? (req.mode === 'ExactIn' ? Number(part) * marginal : -Number(part) * marginal) : -Infinity;
+    all = all.concat(searchCandidates(c, { ...req, amount: part }, wide, floor));
+  }
+  const g = buildFlowGraph(all, amount, req.mode, (a, b) => c.pairPools(c.id(a), c.id(b)), { ...opts, maxHops: req.maxHops });
+  if (g === null) return null;
+  // output lost to the allocation error e (a share of the amount) ≈ impact × e² / 2, with
+  // e ≈ 0.07 / steps: aim at a few thousandths of a bp; then path exchanges polish
+  const maxSteps = opts.maxSteps ?? 64;
+  const steps = Math.max(8, Math.min(maxSteps, Math.ceil(0.07 * Math.sqrt(impact / 5e-7))));
+  if (!allocate(g, req.mode, amount, steps, opts.polishRounds ?? 96)) return null;
+  const minShare = opts.minShare ?? 0.002;
+  // small branches dropped (fewer instructions and accounts) unless keeping them pays more than
+  // DUST_GAIN: what a dropped branch carried is spread over its siblings, which costs little at
+  // equal marginal rates but a lot when a sibling is a concentrated pool near the end of its
+  // loaded ticks; when dropping overloads a pool (the exact math cannot fill its part), the
+  // allocation as it is
+  let best: Route | null = null;
+  let dropped: Route | null = null;
+  for (const share of minShare > 0 ? [minShare, 0] : [0]) {
+    try {
+      const r = evaluateFlow(g, req.mode, req.amount, share);
+      if (r.hops.length === 0 || (req.mode === 'ExactOut' && r.amountOut < req.amount)) continue;
+      if (share > 0) {
+        best = dropped = r;
+        continue;
+      }
+      if (dropped === null) best = r;
+      else if (r.hops.length !== dropped.hops.length && paysMore(r, dropped)) best = r;
+    } catch (e) {
+      if (!(e instanceof PoolQuoteError)) throw e;
+    }
+  }
+  return best;
+}
