@@ -66,6 +66,8 @@ describe('replay and audit', () => {
       { inputMint: MINTS.SOL, outputMint: MINTS.USDC, amount: '3000000000', swapMode: 'ExactIn' },
       { inputMint: MINTS.USDC, outputMint: MINTS.SOL, amount: '2000000000', swapMode: 'ExactOut', slippageBps: '30' },
       { inputMint: MINTS.USDT, outputMint: market.tokens[7].mint, amount: '50000000', swapMode: 'ExactIn' },
+      // an integrator fee: recorded with the quote, recomputed with it
+      { inputMint: MINTS.SOL, outputMint: MINTS.USDC, amount: '700000000', swapMode: 'ExactIn', platformFeeBps: '60' },
     ];
     for (let round = 0; round < 4; round++) {
       for (const params of requests) {
@@ -86,6 +88,7 @@ describe('replay and audit', () => {
   it('served quotes at different log positions', () => {
     expect(served.length).toBeGreaterThanOrEqual(8);
     expect(new Set(served.map((s) => s.data.logPosition['0'])).size).toBeGreaterThanOrEqual(4);
+    expect(served.filter((s) => s.data.platformFee?.feeBps === 60).length).toBeGreaterThanOrEqual(1);
   });
 
   it('every served quote recomputes bit for bit at its log position', async () => {
@@ -138,5 +141,9 @@ describe('replay and audit', () => {
     const bad = cli(['quote', '--at-position', 'zz']);
     expect(bad.status).toBe(2);
     expect(bad.stderr).toMatch(/invalid log position/);
+
+    const unknown = cli(['quote', ...Object.entries(s.params).flatMap(([k, v]) => [`--${k}`, v]), '--dexes', 'pump.fun']);
+    expect(unknown.status).toBe(2);
+    expect(unknown.stderr).toMatch(/unknown option --dexes for quote/);
   });
 });

@@ -65,14 +65,20 @@ export interface ServedQuoteResponse {
   routePath: string[];
   hopCount: number;
   otherAmountThreshold: string;
+  /** the request's integrator fee (platformFeeBps), when it had one */
+  platformFee?: { amount: string; feeBps: number };
   contextSlot: number;
   logPosition: Record<string, string>;
 }
 
-/** The aggregator fee the served quote included (FEE_BPS > 0 with FEE_WALLET): its rate and the routes that pay it. */
+/**
+ * The fees the served quote included: the configured one (FEE_BPS > 0 with FEE_WALLET; bps 0 when
+ * only the request's) with the routes that pay it, and the request's integrator fee (platformBps).
+ */
 export interface ServedFee {
   bps: number;
   routes: 'all' | 'multi-hop';
+  platformBps?: number;
 }
 
 export interface QuoteServed {
@@ -116,7 +122,7 @@ export function encodeQuoteServed(q: QuoteServed): Buffer {
       response: q.response,
       slot: q.slot,
       logPosition: q.logPosition,
-      ...(q.fee !== undefined ? { fee: { bps: q.fee.bps, routes: q.fee.routes } } : {}),
+      ...(q.fee !== undefined ? { fee: { bps: q.fee.bps, routes: q.fee.routes, ...(q.fee.platformBps ? { platformBps: q.fee.platformBps } : {}) } } : {}),
       ...(q.kind !== undefined ? { kind: q.kind } : {}),
       ...(q.build !== undefined ? { build: q.build } : {}),
     }),
@@ -247,16 +253,23 @@ function decodeResponse(v: unknown): ServedQuoteResponse {
     routePath,
     hopCount: int(o.hopCount, 'response.hopCount', 1, 16),
     otherAmountThreshold: amount(o.otherAmountThreshold, 'response.otherAmountThreshold', true),
+    ...(o.platformFee !== undefined ? { platformFee: decodePlatformFee(o.platformFee) } : {}),
     contextSlot: int(o.contextSlot, 'response.contextSlot', 0),
     logPosition: positions(o.logPosition, 'response.logPosition'),
   };
+}
+
+function decodePlatformFee(v: unknown): { amount: string; feeBps: number } {
+  const o = obj(v, 'response.platformFee');
+  return { amount: amount(o.amount, 'response.platformFee.amount', true), feeBps: int(o.feeBps, 'response.platformFee.feeBps', 1, 1000) };
 }
 
 function decodeFee(v: unknown): ServedFee {
   const o = obj(v, 'fee');
   const routes = o.routes;
   if (routes !== 'all' && routes !== 'multi-hop') fail('fee.routes must be all or multi-hop');
-  return { bps: int(o.bps, 'fee.bps', 1, 1000), routes };
+  if (o.platformBps === undefined) return { bps: int(o.bps, 'fee.bps', 1, 1000), routes };
+  return { bps: int(o.bps, 'fee.bps', 0, 1000), routes, platformBps: int(o.platformBps, 'fee.platformBps', 1, 1000) };
 }
 
 /** Validate and decode a record body (a Buffer / JSON text, or the parsed object). */

@@ -55,12 +55,12 @@ export class QuoteController {
     let routed: RoutedQuote;
     try {
       // maxAccounts: the route whose transaction stays within it, as /swap would build it
-      routed = controls.maxAccounts === undefined ? this.quotes.quote(params, controls) : this.quotes.quoteWithin(params, () => this.swaps.quoteRoute({ ...params, controls }));
+      routed = controls.maxAccounts === undefined ? this.quotes.quote(params, controls) : this.quotes.quoteWithin(params, () => this.swaps.quoteRoute({ ...params, controls }), controls);
     } catch (e) {
       throw toApiError(e) ?? e;
     }
     const data = routed.response;
-    const quoteId = this.audit.record(servedRequest(params, controls, this.config.intermediateTokens), data, this.quotes.fee);
+    const quoteId = this.audit.record(servedRequest(params, controls, this.config.intermediateTokens), data, this.quotes.feeFor(controls));
     this.kept.keep({ quoteId, params, controls, route: routed.route });
     res.setHeader(QUOTE_ID_HEADER, quoteId);
     return { success: true, data };

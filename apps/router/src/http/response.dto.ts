@@ -9,6 +9,11 @@ export class RouteInfoDto {
   @ApiProperty() outputMint!: string;
 }
 
+export class PlatformFeeDto {
+  @ApiProperty({ description: 'the integrator fee, smallest units of the fee\'s mint (ExactIn: the output mint; ExactOut: the input mint)' }) amount!: string;
+  @ApiProperty({ type: 'integer', description: 'the request\'s platformFeeBps' }) feeBps!: number;
+}
+
 export class QuoteResponseDto {
   @ApiProperty() inputMint!: string;
   @ApiProperty() outputMint!: string;
@@ -30,6 +35,7 @@ export class QuoteResponseDto {
   @ApiProperty({ type: 'integer' }) hopCount!: number;
   @ApiProperty({ description: 'ExactIn: floor(amountOut × (10000 − slippageBps) / 10000); ExactOut: ceil(amountIn × (10000 + slippageBps) / 10000)' })
   otherAmountThreshold!: string;
+  @ApiPropertyOptional({ type: PlatformFeeDto, description: 'only with platformFeeBps: the integrator fee amountIn / amountOut include' }) platformFee?: PlatformFeeDto;
   @ApiProperty({ type: 'integer', description: 'provenance: highest slot of the state the quote was computed from' }) contextSlot!: number;
   @ApiProperty({
     type: 'object',

@@ -31,6 +31,9 @@ export function toInteger({ value }: { value: unknown }): unknown {
 
 const DEX_NAMES = DEXES.map((d) => `"${d.label}"`).join(', ');
 
+/** the largest integrator fee a request may ask (10%, as FEE_BPS) */
+export const MAX_PLATFORM_FEE_BPS = 1000;
+
 /** the accounts a route's transaction may reference at most can be asked down to this */
 export const MIN_MAX_ACCOUNTS = 1;
 
@@ -84,10 +87,25 @@ export class RouteControlsDto {
   @Min(MIN_MAX_ACCOUNTS)
   @Max(64)
   maxAccounts?: number;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 0,
+    maximum: MAX_PLATFORM_FEE_BPS,
+    description:
+      "an integrator's fee in basis points, on top of the service's own (FEE_BPS): taken from the output (ExactIn) or added to the input (ExactOut), on every route, " +
+      'included in feeAmount and reported as platformFee; /swap and /instructions transfer it to feeAccount',
+  })
+  @IsOptional()
+  @Transform(toInteger)
+  @IsInt()
+  @Min(0)
+  @Max(MAX_PLATFORM_FEE_BPS)
+  platformFeeBps?: number;
 }
 
 /** the order the controls' errors are checked in, after a request's own fields */
-export const ROUTE_CONTROL_ORDER = ['dexes', 'excludeDexes', 'onlyDirectRoutes', 'maxHops', 'restrictIntermediateTokens', 'maxAccounts'] as const;
+export const ROUTE_CONTROL_ORDER = ['dexes', 'excludeDexes', 'onlyDirectRoutes', 'maxHops', 'restrictIntermediateTokens', 'maxAccounts', 'platformFeeBps'] as const;
 
 /** the validated controls as RouteControls; maxHops above the configured limit: 400 `invalid maxHops` */
 export function routeControlsOf(dto: RouteControlsDto, configMaxHops: number): RouteControls {
@@ -99,5 +117,6 @@ export function routeControlsOf(dto: RouteControlsDto, configMaxHops: number): R
   if (dto.maxHops !== undefined) c.maxHops = dto.maxHops;
   if (dto.restrictIntermediateTokens !== undefined) c.restrictIntermediateTokens = dto.restrictIntermediateTokens;
   if (dto.maxAccounts !== undefined) c.maxAccounts = dto.maxAccounts;
+  if (dto.platformFeeBps !== undefined && dto.platformFeeBps > 0) c.platformFeeBps = dto.platformFeeBps;
   return c;
 }

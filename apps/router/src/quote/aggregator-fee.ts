@@ -9,6 +9,11 @@
  * ExactOut adds it to the input: fee = floor(routeIn × bps / 10000), amountIn = routeIn + fee,
  * threshold (maximum input) = ceil(routeIn × (10000 + s) / 10000) + fee (the fee is a fixed
  * transfer, so the slippage tolerance covers the route's input only).
+ *
+ * An integrator's fee (a request's platformFeeBps, paid to its feeAccount) comes on top of the
+ * configured one: it is computed on the same base and floored on its own
+ * (floor(base × platformBps / 10000)), on every route whatever FEE_ROUTES says, and `fee` above is
+ * the sum of both.
  */
 import { QUOTE_SEARCH } from './quote-search';
 import { findBestRoute, RouteError, type CandidatePath, type Route, type RouteRequest, type RouteSearchOptions, type SwapMode, type TokenGraph } from '@app/amm';
@@ -19,14 +24,29 @@ export type FeeRoutes = 'all' | 'multi-hop';
 
 /** what a quote needs of the fee: its rate and the routes that pay it (also in quotes-served records) */
 export interface FeeSchedule {
+  /** the configured fee's rate (0: none) */
   bps: number;
   /** which routes pay it: every route, or only multi-hop / split routes (more than one hop) */
   routes: FeeRoutes;
+  /** a request's integrator fee (platformFeeBps), on every route, on top of `bps` */
+  platformBps?: number;
 }
 
 export interface AggregatorFee extends FeeSchedule {
-  /** the recipient of the transfer in /swap and /instructions */
+  /** the recipient of the configured fee's transfer in /swap and /instructions (its ATA; '' when bps is 0) */
   wallet: string;
+  /** the token account the integrator fee is transferred to (the request's feeAccount) */
+  platformAccount?: string;
+}
+
+/**
+ * The fee of one request: the configured one (null: none) with the request's integrator fee on
+ * top (platformBps 0 or absent: the configured one alone).
+ */
+export function withPlatformFee<F extends FeeSchedule>(fee: F | null, platformBps: number | undefined, platformAccount?: string): F | AggregatorFee | null {
+  if (platformBps === undefined || platformBps <= 0) return fee;
+  const base = fee ?? { bps: 0, routes: 'all' as const, wallet: '' };
+  return { ...base, platformBps, ...(platformAccount !== undefined ? { platformAccount } : {}) };
 }
 
 /** The fee a configuration describes, or null when none applies (FEE_BPS 0 or no wallet). */
@@ -45,7 +65,10 @@ export interface Charged {
   amountIn: bigint;
   /** what the user receives (ExactIn: the route's output − fee) */
   amountOut: bigint;
+  /** every fee: the configured one plus the integrator's */
   feeAmount: bigint;
+  /** the integrator's part of feeAmount */
+  platformFeeAmount: bigint;
   /** ExactIn: minimum output; ExactOut: maximum input, both net of the fee */
   threshold: bigint;
   /** ExactOut: the most the route itself may take (threshold − fee); ExactIn: the route's input */
@@ -55,26 +78,26 @@ export interface Charged {
 /** the largest amount a swap instruction's u64 can carry */
 const U64_MAX = (1n << 64n) - 1n;
 
-/** The user's amounts, the fee and the slippage bound of a route's exact amounts. */
-export function charge(mode: SwapMode, routeIn: bigint, routeOut: bigint, feeBps: number, slippageBps: number): Charged {
-  const f = BigInt(feeBps);
+/** The user's amounts, the fees and the slippage bound of a route's exact amounts. */
+export function charge(mode: SwapMode, routeIn: bigint, routeOut: bigint, feeBps: number, slippageBps: number, platformBps = 0): Charged {
   const s = BigInt(slippageBps);
+  const base = mode === 'ExactIn' ? routeOut : routeIn;
+  const platformFeeAmount = (base * BigInt(platformBps)) / BPS;
+  const feeAmount = (base * BigInt(feeBps)) / BPS + platformFeeAmount;
   if (mode === 'ExactIn') {
-    const feeAmount = (routeOut * f) / BPS;
     const amountOut = routeOut - feeAmount;
-    return { amountIn: routeIn, amountOut, feeAmount, threshold: (amountOut * (BPS - s)) / BPS, maxRouteIn: routeIn };
+    return { amountIn: routeIn, amountOut, feeAmount, platformFeeAmount, threshold: (amountOut * (BPS - s)) / BPS, maxRouteIn: routeIn };
   }
-  const feeAmount = (routeIn * f) / BPS;
   // the bound is a u64 of the swap instructions: clamped to the largest one, a maximum input no
   // wallet can exceed (an ExactOut quote of an input near 2^64 still builds)
   const unclamped = (routeIn * (BPS + s) + BPS - 1n) / BPS;
   const maxRouteIn = unclamped + feeAmount > U64_MAX ? U64_MAX - feeAmount : unclamped;
-  return { amountIn: routeIn + feeAmount, amountOut: routeOut, feeAmount, threshold: maxRouteIn + feeAmount, maxRouteIn };
+  return { amountIn: routeIn + feeAmount, amountOut: routeOut, feeAmount, platformFeeAmount, threshold: maxRouteIn + feeAmount, maxRouteIn };
 }
 
 /** charge() of a route under a fee configuration */
 export function chargeRoute(route: Route, fee: FeeSchedule | null, slippageBps: number): Charged {
-  return charge(route.mode, route.amountIn, route.amountOut, feeBpsFor(fee, route.hops.length), slippageBps);
+  return charge(route.mode, route.amountIn, route.amountOut, feeBpsFor(fee, route.hops.length), slippageBps, fee?.platformBps ?? 0);
 }
 
 /**

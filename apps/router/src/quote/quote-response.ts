@@ -29,6 +29,8 @@ export interface QuoteResponse {
   routePath: string[];
   hopCount: number;
   otherAmountThreshold: string;
+  /** the request's integrator fee (platformFeeBps): its amount (in the fee's mint: the output for ExactIn, the input for ExactOut, included in amountOut / amountIn) and rate */
+  platformFee?: { amount: string; feeBps: number };
   /** provenance: the highest slot in the state the quote was computed from */
   contextSlot: number;
   /** provenance: offset of the last applied pool-updates record per partition */
@@ -166,6 +168,7 @@ export function buildQuoteResponse(route: Route, ctx: QuoteContext): QuoteRespon
     routePath,
     hopCount: routePath.length - 1,
     otherAmountThreshold: user.threshold.toString(),
+    ...(ctx.fee?.platformBps ? { platformFee: { amount: user.platformFeeAmount.toString(), feeBps: ctx.fee.platformBps } } : {}),
     contextSlot: ctx.contextSlot,
     logPosition: { ...ctx.logPosition },
   };

@@ -4,7 +4,7 @@ import type { AppConfig } from '@app/config';
 import { type RouteSearchOptions, type SwapMode, type TokenGraph } from '@app/amm';
 import { ProjectionService } from '../projection/projection.service';
 import { buildQuoteResponse, type QuoteResponse } from './quote-response';
-import { aggregatorFeeOf, findBestNetRoute, type FeeSchedule } from './aggregator-fee';
+import { aggregatorFeeOf, findBestNetRoute, withPlatformFee, type FeeSchedule } from './aggregator-fee';
 import { controlledSearch, type RouteControls } from './route-controls';
 import type { Route } from '@app/amm';
 import { metrics } from '@app/observability';
@@ -59,7 +59,7 @@ export function routedQuoteOn(source: QuoteSource, p: QuoteParams, fee: FeeSched
 /** Quotes from the current projection; throws the route errors of route-search. */
 @Injectable()
 export class QuoteService {
-  /** the aggregator fee the quotes include (null: none); quotes-served records carry it for the audit */
+  /** the configured fee the quotes include (null: none) */
   readonly fee: FeeSchedule | null;
   private readonly liquid: ReadonlySet<string>;
 
@@ -72,14 +72,19 @@ export class QuoteService {
     this.liquid = new Set(config.intermediateTokens);
   }
 
+  /** the fees a request's quote includes: the configured one and its platformFeeBps (quotes-served records carry them for the audit) */
+  feeFor(controls: RouteControls = {}): FeeSchedule | null {
+    return withPlatformFee(this.fee, controls.platformFeeBps);
+  }
+
   /** the best route under the request's route controls (maxAccounts aside: see quoteWithin) */
   quote(p: QuoteParams, controls: RouteControls = {}): RoutedQuote {
     const s = controlledSearch(controls, this.config.maxHops, this.liquid, p.inputMint, p.outputMint);
-    return metrics.timeQuote('quote', () => computeRoutedQuote(this.projections.projection, p, s.maxHops, s.options, this.fee));
+    return metrics.timeQuote('quote', () => computeRoutedQuote(this.projections.projection, p, s.maxHops, s.options, this.feeFor(controls)));
   }
 
   /** the quote of a route `find` chooses on the current projection (provenance read before it runs) */
-  quoteWithin(p: QuoteParams, find: () => Route): RoutedQuote {
-    return routedQuoteOn(this.projections.projection, p, this.fee, () => metrics.timeQuote('quote', find));
+  quoteWithin(p: QuoteParams, find: () => Route, controls: RouteControls = {}): RoutedQuote {
+    return routedQuoteOn(this.projections.projection, p, this.feeFor(controls), () => metrics.timeQuote('quote', find));
   }
 }

@@ -12,6 +12,7 @@
  *   the output or one of the configured liquid tokens, so every intermediate token is liquid.
  * - `maxAccounts` is not a search filter: the transaction of the served route is measured (see
  *   swap/account-budget.ts).
+ * - `platformFeeBps` is not one either: the integrator's fee, charged as aggregator-fee.ts says.
  */
 import type { Pool } from '@app/amm';
 import type { RouteSearchOptions } from '@app/amm';
@@ -27,6 +28,8 @@ export interface RouteControls {
   restrictIntermediateTokens?: boolean;
   /** accounts the route's transaction may reference at most */
   maxAccounts?: number;
+  /** the integrator's fee in bps (not a search filter: see aggregator-fee.ts) */
+  platformFeeBps?: number;
 }
 
 export interface Dex {

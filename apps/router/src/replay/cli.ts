@@ -3,9 +3,10 @@
  *
  *   quote  --inputMint M --outputMint M --amount N --swapMode ExactIn|ExactOut [--slippageBps B]
  *          [--at-slot S | --at-position P:O[,P:O]] [--feeBps F [--feeRoutes all|multi-hop]]
+ *          [--platformFeeBps F]
  *          the quote the router would have served on the state at that point (default: the end),
  *          the aggregator fee included as FEE_BPS / FEE_ROUTES configure it (--feeBps overrides;
- *          0: none)
+ *          0: none), and a request's integrator fee (--platformFeeBps)
  *   state  [--at-slot S | --at-position P:O] [--pool ADDRESS]
  *          projection summary at that point; with --pool, that pool's market entry and the raw
  *          accounts (address, owner, slot, bytes as base64) it was built from
@@ -13,11 +14,12 @@
  *          re-derive served quotes (topic quotes-served) on the state at their log position and
  *          compare them with what was served; exit code 1 on any mismatch
  *
- * Output is JSON on stdout; errors go to stderr with exit code 2. A replay starts from the newest
+ * Output is JSON on stdout; errors (an option the command does not know among them) go to stderr
+ * with exit code 2. A replay starts from the newest
  * projection snapshot at or before its point (SNAPSHOT_DIR) and reports its progress on stderr.
  */
 import { loadConfig, type AppConfig } from '@app/config';
-import { aggregatorFeeOf, type FeeSchedule } from '../quote/aggregator-fee';
+import { aggregatorFeeOf, withPlatformFee, type FeeSchedule } from '../quote/aggregator-fee';
 import { createLog } from '@app/log';
 import type { LogPort } from '@app/log';
 import { isPublicKey } from '@app/solana';
@@ -60,8 +62,28 @@ function need(args: Args, name: string): string {
   return v;
 }
 
-/** the aggregator fee of a replayed quote: --feeBps / --feeRoutes, else the configuration's */
+/** the options each command takes */
+const OPTIONS: Record<string, readonly string[]> = {
+  quote: ['inputMint', 'outputMint', 'amount', 'swapMode', 'slippageBps', 'at-slot', 'at-position', 'feeBps', 'feeRoutes', 'platformFeeBps'],
+  state: ['at-slot', 'at-position', 'pool'],
+  audit: ['id', 'last'],
+};
+
+/** an option the command does not take is refused, never ignored */
+function checkOptions(command: string, args: Args): void {
+  const known = OPTIONS[command];
+  if (known === undefined) return;
+  for (const name of Object.keys(args)) if (!known.includes(name)) throw new ReplayError(`unknown option --${name} for ${command}`);
+}
+
+/** the fees of a replayed quote: the aggregator fee (--feeBps / --feeRoutes, else the configuration's) and --platformFeeBps */
 function feeOf(args: Args, config: AppConfig): FeeSchedule | null {
+  const platform = args.platformFeeBps;
+  if (platform !== undefined && (!/^\d+$/.test(platform) || Number(platform) > 1000)) throw new ReplayError('--platformFeeBps must be an integer from 0 to 1000');
+  return withPlatformFee(aggregatorFeeArgs(args, config), platform === undefined ? undefined : Number(platform));
+}
+
+function aggregatorFeeArgs(args: Args, config: AppConfig): FeeSchedule | null {
   if (args.feeBps === undefined) {
     if (args.feeRoutes !== undefined) throw new ReplayError('--feeRoutes needs --feeBps');
     const fee = aggregatorFeeOf(config);
@@ -84,6 +106,7 @@ function replayOptions(config: AppConfig): ReplayOptions {
 async function run(log: LogPort, command: string, args: Args, config: AppConfig): Promise<number> {
   const maxHops = config.maxHops;
   const options = replayOptions(config);
+  checkOptions(command, args);
   switch (command) {
     case 'quote': {
       const r = await replayProjection(log, pointOf(args), 5000, undefined, options);

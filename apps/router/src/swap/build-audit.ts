@@ -41,7 +41,7 @@ export class BuildAudit {
   /** record the answer on quotes-served and name its record in the X-Quote-Id header */
   record<T extends object>(kind: 'swap' | 'instructions', userWallet: string, t: BuildTarget, answered: Answered<T>, res: Response): void {
     const build = { userWallet, answer: JSON.parse(JSON.stringify(answered.data)) as Record<string, unknown> };
-    const quoteId = this.audit.record(servedRequest(t.params, t.controls, this.config.intermediateTokens), answered.quote, this.quotes.fee, Date.now(), {
+    const quoteId = this.audit.record(servedRequest(t.params, t.controls, this.config.intermediateTokens), answered.quote, this.quotes.feeFor(t.controls), Date.now(), {
       kind,
       build: { ...build, ...(t.fromQuoteId !== undefined ? { fromQuoteId: t.fromQuoteId } : {}),
         ...(t.requoted === true ? { requoted: true } : {}), ...(answered.messageHash !== undefined ? { messageHash: answered.messageHash } : {}) },

@@ -107,6 +107,31 @@ export class InstructionsBodyDto extends RouteControlsDto {
   @IsOptional()
   @Validate(PublicKeyConstraint)
   payer?: string;
+  @ApiPropertyOptional({
+    description:
+      'the token account (base58) the integrator fee of platformFeeBps is transferred to: of the fee\'s mint (ExactIn: the output mint; ExactOut: the input mint), existing before the swap; required with platformFeeBps',
+  })
+  @IsOptional()
+  @Validate(PublicKeyConstraint)
+  feeAccount?: string;
+
+  @ApiPropertyOptional({
+    type: 'boolean',
+    default: true,
+    description: 'false: spend the user\'s wrapped-SOL account as it is (no wrap of an input of SOL) and keep wrapped SOL received in it (no unwrap); pump.fun hops still trade native SOL',
+  })
+  @IsOptional()
+  @IsBoolean()
+  wrapAndUnwrapSol?: boolean;
+
+  @ApiPropertyOptional({
+    description:
+      'token account (base58) of the output mint that receives the output instead of the user\'s associated token account. With a fee taken from the output (ExactIn with a fee) or a pump.fun sell into native SOL, ' +
+      'the user receives the output and otherAmountThreshold (the guaranteed minimum) moves to it in the same transaction',
+  })
+  @IsOptional()
+  @Validate(PublicKeyConstraint)
+  destinationTokenAccount?: string;
 }
 
 /** the quote fields are required unless the body names a quoteId (then they are checked against the quote when given) */
@@ -123,7 +148,7 @@ export class SwapBodyDto extends InstructionsBodyDto {
 }
 
 /** the order the errors are checked in: the first invalid field in it is reported */
-export const SWAP_BODY_ORDER = ['userWallet', 'inputMint', 'outputMint', 'amount', 'swapMode', 'slippageBps', 'quoteId', 'allowRequote', 'computeUnitPriceMicroLamports', 'prioritizationFeeLamports', 'payer', 'skipSimulation', ...ROUTE_CONTROL_ORDER] as const;
+export const SWAP_BODY_ORDER = ['userWallet', 'inputMint', 'outputMint', 'amount', 'swapMode', 'slippageBps', 'quoteId', 'allowRequote', 'computeUnitPriceMicroLamports', 'prioritizationFeeLamports', 'payer', 'feeAccount', 'wrapAndUnwrapSol', 'destinationTokenAccount', 'skipSimulation', ...ROUTE_CONTROL_ORDER] as const;
 
 /** API error texts per field (API.md §7: the wallet's is `invalid user wallet`) */
 const FIELD_ERROR: Record<string, string> = { userWallet: 'invalid user wallet' };

@@ -34,7 +34,17 @@
  * as the quote reports them): ExactIn takes it from the output and the last hops must produce
  * minAmountOut + fee; ExactOut adds it to the input and the first hops may pay at most
  * maxAmountIn − fee. It is a fixed amount paid by a transfer in the same transaction (TransferChecked to the fee
- * wallet's ATA, created idempotently; a System transfer when the fee is in native SOL).
+ * wallet's ATA, created idempotently; a System transfer when the fee is in native SOL). An
+ * integrator's fee (platformFeeBps) is a second transfer, to its fee account (a token account of
+ * the fee's mint; native SOL goes in with a System transfer and SyncNative).
+ *
+ * Options: `wrapAndUnwrapSol: false` spends the user's wrapped-SOL account as it is (no wrap of
+ * an input of SOL) and leaves wrapped SOL received in it (no close at the end); a pump.fun hop
+ * still trades native lamports. `destinationTokenAccount`: the hops into the output deliver there
+ * (no token account of the user's is created for the output), except when a fee is taken from
+ * the output (ExactIn with a fee) or a pump.fun sell pays native SOL: then the user receives it as
+ * usual and the guaranteed minimum (otherAmountThreshold) is moved to the destination in the same
+ * transaction, whatever surplus the pools give above it staying with the user.
  */
 import type { TransactionInstruction } from '@solana/web3.js';
 import type { Pool } from '@app/amm';
@@ -87,6 +97,10 @@ export interface SwapBuildRequest {
   fee: AggregatorFee | null;
   /** SetComputeUnitPrice in micro-lamports; 0 = no price instruction */
   computeUnitPriceMicroLamports: bigint;
+  /** false: use the user's wrapped-SOL account as it is (default true: wrap an input of SOL, unwrap at the end) */
+  wrapAndUnwrapSol?: boolean;
+  /** the token account the output goes to (default: the user's associated token account) */
+  destinationTokenAccount?: string;
 }
 
 export interface BuiltSwap {
@@ -148,6 +162,9 @@ interface Ctx {
   units: number;
   /** where SOL currently sits for the next consumer */
   wsolUsed: boolean;
+  /** the account the hops into the output mint deliver to, when not the user's own */
+  deliverTo: string | null;
+  outputMint: string;
 }
 
 function tokenProgramOf(src: AccountSource, mint: string): string {
@@ -184,7 +201,8 @@ export function buildSwap(req: SwapBuildRequest, src: AccountSource): BuiltSwap 
   const wallet = req.userWallet;
   const distinctPath = new Set(edges.map((e) => e.inputMint)).size;
   const isSplit = edges.length > distinctPath;
-  const { amountIn, amountOut, feeAmount, threshold, maxRouteIn } = chargeRoute(route, req.fee, req.slippageBps);
+  const { amountIn, amountOut, feeAmount, platformFeeAmount, threshold, maxRouteIn } = chargeRoute(route, req.fee, req.slippageBps);
+  const wrapAndUnwrap = req.wrapAndUnwrapSol !== false;
 
   // ExactIn: the hops into the output share the minimum output; ExactOut: the hops out of the input share the maximum input
   const outer = edges.map((e, i) => (mode === 'ExactIn' ? e.outputMint === outputMint : e.inputMint === inputMint) ? i : -1).filter((i) => i >= 0);
@@ -199,7 +217,14 @@ export function buildSwap(req: SwapBuildRequest, src: AccountSource): BuiltSwap 
     outer.forEach((i, k) => bounds.set(i, shares[k]));
   }
 
-  const ctx: Ctx = { src, wallet, ixs: [], units: 0, wsolUsed: false };
+  // the output straight into destinationTokenAccount when the delivering hops can put it there
+  const delivering = edges.filter((e) => e.outputMint === outputMint);
+  const nativeOut = outputMint === MINTS.SOL && delivering.some((e) => nativeSolHop(e.pool));
+  if (req.destinationTokenAccount !== undefined && nativeOut && !delivering.every((e) => nativeSolHop(e.pool))) {
+    throw new BuildError('destinationTokenAccount: the output arrives both as native and as wrapped SOL');
+  }
+  const direct = req.destinationTokenAccount !== undefined && !nativeOut && !(mode === 'ExactIn' && feeAmount > 0n);
+  const ctx: Ctx = { src, wallet, ixs: [], units: 0, wsolUsed: false, deliverTo: direct ? req.destinationTokenAccount! : null, outputMint };
 
   // token accounts: every mint the user receives, plus wrapped SOL whenever a non-native hop uses it
   const twoHop = isWhirlpoolTwoHop(edges, isSplit, (m) => tokenProgramOf(src, m));
@@ -208,6 +233,7 @@ export function buildSwap(req: SwapBuildRequest, src: AccountSource): BuiltSwap 
     if (h.outputMint !== MINTS.SOL || !nativeSolHop(h.pool)) needsAta.add(h.outputMint);
     if (h.inputMint === MINTS.SOL && !nativeSolHop(h.pool)) needsAta.add(MINTS.SOL);
   }
+  if (direct) needsAta.delete(outputMint);
   for (const m of needsAta) {
     ctx.ixs.push(createAtaIdempotent(wallet, wallet, m, tokenProgramOf(src, m)));
     ctx.units += ataCreateUnits(wallet, m, tokenProgramOf(src, m));
@@ -216,7 +242,7 @@ export function buildSwap(req: SwapBuildRequest, src: AccountSource): BuiltSwap 
   const wsolAta = associatedTokenAddress(wallet, MINTS.SOL);
 
   // input SOL paid as wrapped SOL: wrap what the wrapped-SOL hops may spend
-  if (inputMint === MINTS.SOL) {
+  if (inputMint === MINTS.SOL && wrapAndUnwrap) {
     let wrap = 0n;
     edges.forEach((e, i) => {
       if (e.inputMint === MINTS.SOL && !nativeSolHop(e.pool)) wrap += mode === 'ExactIn' ? e.amountGiven : bounds.get(i)!;
@@ -286,29 +312,39 @@ export function buildSwap(req: SwapBuildRequest, src: AccountSource): BuiltSwap 
     ctx.units += swapUnits({ pool: e.pool, inputMint: e.inputMint, mode, amount, token2022Sides });
   });
 
-  // the aggregator fee
+  // the fees: the configured one to its wallet's ATA, the integrator's to its fee account
   if (feeAmount > 0n) {
     const feeMint = mode === 'ExactIn' ? outputMint : inputMint;
     const feeEdges = outer.map((i) => edges[i]);
-    if (feeMint === MINTS.SOL && feeEdges.every((e) => nativeSolHop(e.pool))) {
-      ctx.ixs.push(systemTransfer(wallet, req.fee!.wallet, feeAmount));
-      ctx.units += INSTRUCTION_UNITS.systemTransfer;
-    } else {
-      const prog = tokenProgramOf(src, feeMint);
-      if (feeMint === MINTS.SOL && mode === 'ExactOut') {
-        ctx.ixs.push(systemTransfer(wallet, wsolAta, feeAmount), syncNative(wsolAta));
-        ctx.units += INSTRUCTION_UNITS.systemTransfer + INSTRUCTION_UNITS.syncNative;
+    const native = feeMint === MINTS.SOL && feeEdges.every((e) => nativeSolHop(e.pool));
+    const serviceFee = feeAmount - platformFeeAmount;
+    const prog = native ? PROGRAM_IDS.token : tokenProgramOf(src, feeMint);
+    if (!native && feeMint === MINTS.SOL && mode === 'ExactOut' && wrapAndUnwrap) {
+      ctx.ixs.push(systemTransfer(wallet, wsolAta, feeAmount), syncNative(wsolAta));
+      ctx.units += INSTRUCTION_UNITS.systemTransfer + INSTRUCTION_UNITS.syncNative;
+    }
+    if (serviceFee > 0n) {
+      if (native) {
+        ctx.ixs.push(systemTransfer(wallet, req.fee!.wallet, serviceFee));
+        ctx.units += INSTRUCTION_UNITS.systemTransfer;
+      } else {
+        ctx.ixs.push(createAtaIdempotent(wallet, req.fee!.wallet, feeMint, prog));
+        ctx.ixs.push(transferChecked(associatedTokenAddress(wallet, feeMint, prog), feeMint, associatedTokenAddress(req.fee!.wallet, feeMint, prog), wallet, serviceFee, decimalsOf(src, feeMint), prog));
+        ctx.units += ataCreateUnits(req.fee!.wallet, feeMint, prog) + INSTRUCTION_UNITS.transferChecked;
       }
-      ctx.ixs.push(createAtaIdempotent(wallet, req.fee!.wallet, feeMint, prog));
-      ctx.ixs.push(
-        transferChecked(associatedTokenAddress(wallet, feeMint, prog), feeMint, associatedTokenAddress(req.fee!.wallet, feeMint, prog), wallet, feeAmount, decimalsOf(src, feeMint), prog),
-      );
-      ctx.units += ataCreateUnits(req.fee!.wallet, feeMint, prog) + INSTRUCTION_UNITS.transferChecked;
+    }
+    if (platformFeeAmount > 0n) {
+      const to = req.fee?.platformAccount;
+      if (to === undefined) throw new BuildError('an integrator fee without its fee account');
+      moveTo(ctx, feeMint, native, to, platformFeeAmount, prog);
     }
   }
 
+  // the output's minimum into destinationTokenAccount, when the hops could not deliver it there
+  if (req.destinationTokenAccount !== undefined && !direct) moveTo(ctx, outputMint, nativeOut, req.destinationTokenAccount, threshold, nativeOut ? PROGRAM_IDS.token : tokenProgramOf(src, outputMint));
+
   // unwrap: every lamport of the wrapped-SOL account back to the wallet
-  if (ctx.wsolUsed) {
+  if (ctx.wsolUsed && wrapAndUnwrap) {
     ctx.ixs.push(closeAccount(wsolAta, wallet, wallet));
     ctx.units += INSTRUCTION_UNITS.closeAccount;
   }
@@ -335,8 +371,23 @@ export function buildSwap(req: SwapBuildRequest, src: AccountSource): BuiltSwap 
   };
 }
 
-/** The user's token account for `mint` (its ATA under the mint's token program). */
+/**
+ * `amount` of `mint` from the user to the token account `to`: TransferChecked from the user's
+ * account; native SOL (in the wallet's lamports) as a System transfer and SyncNative.
+ */
+function moveTo(ctx: Ctx, mint: string, native: boolean, to: string, amount: bigint, prog: string): void {
+  if (native) {
+    ctx.ixs.push(systemTransfer(ctx.wallet, to, amount), syncNative(to));
+    ctx.units += INSTRUCTION_UNITS.systemTransfer + INSTRUCTION_UNITS.syncNative;
+    return;
+  }
+  ctx.ixs.push(transferChecked(associatedTokenAddress(ctx.wallet, mint, prog), mint, to, ctx.wallet, amount, decimalsOf(ctx.src, mint), prog));
+  ctx.units += INSTRUCTION_UNITS.transferChecked;
+}
+
+/** The token account a hop takes `mint` from or delivers it to: the user's ATA under the mint's token program, or the destination for the output. */
 function userAccount(ctx: Ctx, mint: string): string {
+  if (ctx.deliverTo !== null && mint === ctx.outputMint) return ctx.deliverTo;
   return associatedTokenAddress(ctx.wallet, mint, tokenProgramOf(ctx.src, mint));
 }
 

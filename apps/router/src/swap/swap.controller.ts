@@ -42,9 +42,18 @@ const ROUTE_ERRORS = {
 } as const satisfies ErrorTexts;
 const QUOTE_ID_HEADER_DOC = { [QUOTE_ID_HEADER]: { description: 'id of the quotes-served audit record of this answer', schema: { type: 'string' } } };
 
-/** the builder's parameters of a request's target */
-function paramsOf(userWallet: string, t: BuildTarget, payer: string | undefined) {
-  return { userWallet, ...t.params, controls: t.controls, ...(t.fixedRoute !== undefined ? { fixedRoute: t.fixedRoute } : {}), ...(payer !== undefined ? { payer } : {}) };
+/** the builder's parameters of a request's target, with the body's transaction options */
+function paramsOf(b: InstructionsBodyDto, t: BuildTarget) {
+  return {
+    userWallet: b.userWallet,
+    ...t.params,
+    controls: t.controls,
+    ...(t.fixedRoute !== undefined ? { fixedRoute: t.fixedRoute } : {}),
+    ...(b.payer !== undefined ? { payer: b.payer } : {}),
+    ...(b.feeAccount !== undefined ? { feeAccount: b.feeAccount } : {}),
+    ...(b.wrapAndUnwrapSol !== undefined ? { wrapAndUnwrapSol: b.wrapAndUnwrapSol } : {}),
+    ...(b.destinationTokenAccount !== undefined ? { destinationTokenAccount: b.destinationTokenAccount } : {}),
+  };
 }
 
 @ApiTags('swap')
@@ -70,7 +79,7 @@ export class SwapController {
   @ApiErrorTexts({ ...ROUTE_ERRORS, 500: ['simulation failed: <details>', 'failed to build transaction'] }, { body: true })
   async swap(@Body(pipe) b: SwapBodyDto, @Res({ passthrough: true }) res: Response): Promise<{ success: true; data: SwapResult }> {
     const t = this.builds.target(b);
-    const answered = await this.swaps.answerSwap({ ...paramsOf(b.userWallet, t, b.payer), ...priorityFeeOf(b), skipSimulation: b.skipSimulation ?? false });
+    const answered = await this.swaps.answerSwap({ ...paramsOf(b, t), ...priorityFeeOf(b), skipSimulation: b.skipSimulation ?? false });
     this.builds.record('swap', b.userWallet, t, answered, res);
     return { success: true, data: answered.data };
   }
@@ -87,7 +96,7 @@ export class SwapController {
   @ApiErrorTexts({ ...ROUTE_ERRORS, 500: ['failed to build instructions', 'missing pool data'] }, { body: true })
   async instructions(@Body(pipe) b: InstructionsBodyDto, @Res({ passthrough: true }) res: Response): Promise<{ success: true; data: InstructionsResult }> {
     const t = this.builds.target(b);
-    const answered = await this.swaps.answerInstructions({ ...paramsOf(b.userWallet, t, b.payer), ...priorityFeeOf(b) });
+    const answered = await this.swaps.answerInstructions({ ...paramsOf(b, t), ...priorityFeeOf(b) });
     this.builds.record('instructions', b.userWallet, t, answered, res);
     return { success: true, data: answered.data };
   }

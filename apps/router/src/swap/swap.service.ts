@@ -7,7 +7,7 @@ import { ProjectionService } from '../projection/projection.service';
 import { ApiError, SAME_MINT_ERROR, toApiError } from '../http/api-error';
 import { CHAIN_GATEWAY, type ChainGateway, type SimulationResult } from '../chain/chain-gateway';
 import { buildSwap, MissingPoolDataError, type BuiltSwap } from './swap-builder';
-import { aggregatorFeeOf, betterNet, findBestNetRoute, type AggregatorFee } from '../quote/aggregator-fee';
+import { aggregatorFeeOf, betterNet, findBestNetRoute, withPlatformFee, type AggregatorFee } from '../quote/aggregator-fee';
 import { buildQuoteResponse, type QuoteResponse } from '../quote/quote-response';
 import { createHash } from 'node:crypto';
 import type { Route } from '@app/amm';
@@ -39,6 +39,12 @@ export interface SwapParams {
   priorityFee?: PriorityFee;
   /** the fee payer, when not the user (see fee-payer.ts) */
   payer?: string;
+  /** the token account the integrator fee (controls.platformFeeBps) goes to */
+  feeAccount?: string;
+  /** false: the user's wrapped-SOL account as it is (see swap-builder.ts) */
+  wrapAndUnwrapSol?: boolean;
+  /** the token account the output goes to (see swap-builder.ts) */
+  destinationTokenAccount?: string;
 }
 
 /** a build's answer with the quote of the route built (its provenance read before the search): what quotes-served records */
@@ -73,6 +79,11 @@ export class SwapService {
     this.liquid = new Set(config.intermediateTokens);
   }
 
+  /** the fees of a request: the configured one, and its integrator fee to its feeAccount */
+  private feeOf(p: Pick<SwapParams, 'controls' | 'feeAccount'>): AggregatorFee | null {
+    return withPlatformFee(this.fee, p.controls?.platformFeeBps, p.feeAccount);
+  }
+
   /**
    * Route and build, within the byte budget: the best route whose transaction (with the lookup
    * tables that cover it) fits 1232 bytes (see fit.ts), compiled with `blockhash`. Route errors
@@ -92,12 +103,14 @@ export class SwapService {
     const payer = p.payer ?? p.userWallet;
     const controls = p.controls ?? {};
     const controlled = controlledSearch(controls, this.config.maxHops, this.liquid, p.inputMint, p.outputMint);
+    const fee = this.feeOf(p);
+    if (fee?.platformBps && p.feeAccount === undefined) throw new ApiError(HttpStatus.BAD_REQUEST, 'invalid feeAccount');
     const search = (shape: RouteShape | null): Route => {
       if (fixed !== undefined) return fixed;
       const maxHops = Math.min(shape?.maxHops ?? controlled.maxHops, controlled.maxHops);
       const req = { inputMint: p.inputMint, outputMint: p.outputMint, amount: p.amount, mode: p.swapMode, maxHops };
       // as the quote: the best direct route when it nets more after a multi-hop-only fee
-      const best = (): Route => metrics.timeQuote(blockhash === null ? 'instructions' : 'swap', () => findBestNetRoute(projection, req, this.fee, { ...shape?.options, ...controlled.options }));
+      const best = (): Route => metrics.timeQuote(blockhash === null ? 'instructions' : 'swap', () => findBestNetRoute(projection, req, fee, { ...shape?.options, ...controlled.options }));
       if (shape !== null) return best();
       try {
         return best();
@@ -119,10 +132,10 @@ export class SwapService {
           return measureTransaction(payer, built.instructions, tables.map((t) => this.tables.addressSet(t)));
         },
         fixed !== undefined ? [] : fitLadder(controlled.maxHops),
-        (a, b) => betterNet(a, b, this.fee) === b,
+        (a, b) => betterNet(a, b, fee) === b,
       );
       const tables = tablesOf.get(fitted.built)!;
-      const quote = (): QuoteResponse => buildQuoteResponse(fitted.route, { slippageBps: p.slippageBps, contextSlot, logPosition, fee: this.fee });
+      const quote = (): QuoteResponse => buildQuoteResponse(fitted.route, { slippageBps: p.slippageBps, contextSlot, logPosition, fee });
       return { route: fitted.route, quote, built: fitted.built, tables, compiled: blockhash === null ? null : compileTransaction(payer, fitted.built.instructions, blockhash, tables) };
     } catch (e) {
       if (e instanceof NoFittingRouteError && controls.maxAccounts !== undefined) throw noRouteWithinMaxAccounts();
@@ -144,7 +157,9 @@ export class SwapService {
         route,
         userWallet: p.userWallet,
         slippageBps: p.slippageBps,
-        fee: this.fee,
+        fee: this.feeOf(p),
+        ...(p.wrapAndUnwrapSol !== undefined ? { wrapAndUnwrapSol: p.wrapAndUnwrapSol } : {}),
+        ...(p.destinationTokenAccount !== undefined ? { destinationTokenAccount: p.destinationTokenAccount } : {}),
         // a request's priority fee: a placeholder price that reserves the instruction, set once the unit limit is known
         computeUnitPriceMicroLamports: p.priorityFee !== undefined ? 1n : BigInt(this.config.computeUnitPriceMicroLamports),
       },
@@ -166,7 +181,8 @@ export class SwapService {
    * placeholder wallet, with the defaults of /swap) stays within maxAccounts and 1232 bytes.
    */
   quoteRoute(p: Omit<SwapParams, 'userWallet'>): Route {
-    return this.build({ ...p, userWallet: QUOTE_MEASURE_WALLET }, 'failed to build transaction', null).route;
+    // an integrator fee is measured with a placeholder fee account (one account, as the real one)
+    return this.build({ ...p, userWallet: QUOTE_MEASURE_WALLET, feeAccount: p.feeAccount ?? QUOTE_MEASURE_WALLET }, 'failed to build transaction', null).route;
   }
 
   /**
@@ -224,7 +240,7 @@ export class SwapService {
       const best = e as NoFittingRouteError<BuiltSwap>;
       built = best.best;
       tables = this.tables.select(p.payer ?? p.userWallet, built.instructions);
-      quote = () => buildQuoteResponse(best.bestRoute!, { slippageBps: p.slippageBps, contextSlot, logPosition, fee: this.fee });
+      quote = () => buildQuoteResponse(best.bestRoute!, { slippageBps: p.slippageBps, contextSlot, logPosition, fee: this.feeOf(p) });
     }
     const answer = (b: BuiltSwap): Answered<InstructionsResult & InstructionGroups> => ({
       data: { ...instructionsResult(b, tables.map((t) => t.key.toBase58())), ...groupInstructions(b.instructions) },
