@@ -4,6 +4,9 @@
  * token graph upkeep). Records come from the simulated market (genesis then slots of swaps),
  * encoded beforehand; they are applied in batches of 1,000 as the log delivers them, and the
  * projection is settled after each batch (as the router does when a consumer reads it).
+ *
+ * Run alone for one market size (prints the figures, leaves BENCHMARKS.md alone):
+ *   node --expose-gc -r ./test/support/ts-register.js bench/projection.bench.ts [pools] [slots]
  */
 import { encodePoolUpdate } from '@app/contracts';
 import { Projection } from '@app/pools';
@@ -66,4 +69,11 @@ export async function bench(): Promise<BenchSection[]> {
       rows,
     },
   ];
+}
+
+if (require.main === module) {
+  const pools = Number(process.argv[2] ?? 2_000);
+  const slots = Number(process.argv[3] ?? 1_500);
+  const r = measure(pools, slots);
+  console.log(`records=${r.records} (genesis ${r.genesis}) apply+materialise rate=${Math.round(r.rate)} records/s, heap per routable pool ${Math.round(r.heapPerPoolBytes)} B`);
 }

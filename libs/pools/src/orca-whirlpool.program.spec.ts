@@ -7,7 +7,7 @@ import { exactInWithTransferFees, exactOutWithTransferFees } from '@app/amm';
 import { decodeTickArray, decodeWhirlpool, encodeWhirlpool, whirlpoolTickArrayAddress } from '@app/solana';
 import { PROGRAM_IDS } from '@app/solana';
 import { decodeMint, encodeMint } from '@app/solana';
-import { Feed, FIXTURES, fixtureAccount, transferFeeExtension, type RawAccount } from './spec-support';
+import { Feed, FIXTURES, fixtureAccount, transferFeeExtension, type RawAccount } from '../../../test/support/pool-fixtures';
 
 const ESS = 'orca-whirlpool/whirlpool-essentials';
 const SAMO_USDC = '9vqYJjDUFecLL2xPUC4Rc7hyCtZ6iJ4mDiVZX7aFXoAe';

@@ -20,26 +20,13 @@ import type { ReplacedPool, TokenGraph } from '@app/amm';
 import { ContractError } from '@app/contracts';
 import { decodePoolUpdate } from '@app/contracts';
 import { PROGRAM_IDS } from '@app/solana';
-import { readPubkey } from '@app/solana';
-import { ACCOUNT_TYPE_ACCOUNT, ACCOUNT_TYPE_MINT, ACCOUNT_TYPE_OFFSET, MINT_SIZE, TOKEN_ACCOUNT_SIZE } from '@app/solana';
-import { isUnroutable, ProgramRegistry, type AccountLookup, type AccountView, type BuildResult, type ProgramModule } from './program-registry';
+import { AccountEntry, AccountSlot, type PoolEntry } from './account-slots';
 import { mintAccount } from './account-decoders';
-import { orcaWhirlpoolModule } from './orca-whirlpool.program';
-import { pumpAmmModule } from './pump-amm.program';
-import { pumpFunModule } from './pump-fun.program';
-import { raydiumAmmV4Module } from './raydium-amm-v4.program';
-import { raydiumClmmModule } from './raydium-clmm.program';
-import { raydiumCpmmModule } from './raydium-cpmm.program';
-
-/** Every liquidity program the router understands. */
-export const DEFAULT_PROGRAM_MODULES: readonly ProgramModule[] = [
-  raydiumCpmmModule,
-  raydiumAmmV4Module,
-  raydiumClmmModule,
-  orcaWhirlpoolModule,
-  pumpAmmModule,
-  pumpFunModule,
-];
+import { listMarkets, listTokens, type MarketInfo, type TokenInfo } from './market-listing';
+import { cutPool, insertPool, replacementsSince, REPLACED_JOURNAL_LIMIT, swapPool, type Adjacency } from './pool-graph';
+import { DEFAULT_PROGRAM_MODULES } from './program-modules';
+import { isUnroutable, ProgramRegistry, type AccountLookup, type AccountView, type BuildResult, type ProgramModule } from './program-registry';
+import { looksLikeMint, moveTokenAccount, tokenAuthorityOf } from './token-accounts';
 
 /**
  * A held reference to the pool at an address (Projection.poolRef): reading the pool through it
@@ -70,174 +57,7 @@ export interface ProjectionCounters {
   rejectedReasons: Record<string, number>;
 }
 
-export interface MarketInfo {
-  address: string;
-  programId: string;
-  kind: string;
-  label: string;
-  mintA: string | null;
-  mintB: string | null;
-  /** newest slot among the pool's accounts */
-  lastSlot: number;
-  routable: boolean;
-  reason?: string;
-}
-
-export interface TokenInfo {
-  mint: string;
-  /** from the Mint account; null while the mint account is unknown */
-  decimals: number | null;
-  /** routable pools that trade this mint */
-  pools: number;
-}
-
 const MAX_REASONS = 64;
-
-/** a memoised decode: its value, or the error it threw */
-type Memo = { value?: unknown; error?: unknown };
-
-export class AccountEntry implements AccountView {
-  /**
-   * Decodes of this content by key. Almost every account is decoded under one key (a vault as a
-   * token account, a pool as its state), so the first lives in fields (its value, or the error it
-   * threw) and only a second key allocates a map: no allocation but the decode's own per write.
-   */
-  private firstKey: string | null = null;
-  private firstValue: unknown = undefined;
-  private firstFailed = false;
-  private more: Map<string, Memo> | null = null;
-
-  constructor(
-    readonly address: string,
-    readonly owner: string,
-    readonly data: Buffer,
-    readonly slot: number,
-    public previous: AccountEntry | undefined,
-  ) {}
-
-  peek<T>(key: string): T | undefined {
-    if (this.firstKey === key) return this.firstFailed ? undefined : (this.firstValue as T);
-    const hit = this.more?.get(key);
-    return hit && !('error' in hit) ? (hit.value as T) : undefined;
-  }
-
-  memo<T>(key: string, decode: (account: AccountView) => T): T {
-    if (this.firstKey === key) {
-      if (this.firstFailed) throw this.firstValue;
-      return this.firstValue as T;
-    }
-    let hit = this.more?.get(key);
-    if (hit === undefined) {
-      let value: unknown;
-      let failed = false;
-      try {
-        value = decode(this);
-      } catch (error) {
-        value = error;
-        failed = true;
-      }
-      // (the decode may have memoised other keys of this content meanwhile)
-      if (this.firstKey === null) {
-        this.firstKey = key;
-        this.firstValue = value;
-        this.firstFailed = failed;
-        if (failed) throw value;
-        return value as T;
-      }
-      hit = failed ? { error: value } : { value };
-      if (this.more === null) this.more = new Map();
-      this.more.set(key, hit);
-    }
-    if ('error' in hit) throw hit.error;
-    return hit.value as T;
-  }
-}
-
-/**
- * What the projection knows about one address. A slot lives in `slots` while any of it is set
- * (and while it waits to be settled): a slot with dependents is never dropped, so the pools that
- * hold it in `depSlots` always hold the slot the map has.
- */
-export class AccountSlot {
-  /** the current content; undefined while the account is absent (closed or never written) */
-  entry: AccountEntry | undefined = undefined;
-  /** the pool keyed by this account, routable or not */
-  pool: PoolEntry | undefined = undefined;
-  /** pools whose quotes depend on this account, in the order they came to depend on it */
-  dependents: Set<PoolEntry> | undefined = undefined;
-  /** token account: its authority (owner field) */
-  tokenAuthority: string | undefined = undefined;
-  /** a mint whose decimals are in decimalsByMint */
-  hasDecimals = false;
-  /** an address lookup table in lookupTables */
-  isLookupTable = false;
-  /** queued for re-materialisation */
-  dirty = false;
-  /** while dirty: the append time of the record that made it so (NaN: unknown) */
-  dirtyAt = NaN;
-  /** the append time of the last record that changed it or an account it depends on (NaN: unknown) */
-  lastChangeAt = NaN;
-
-  constructor(readonly address: string) {}
-
-  get unused(): boolean {
-    return (
-      this.entry === undefined &&
-      this.pool === undefined &&
-      this.dependents === undefined &&
-      this.tokenAuthority === undefined &&
-      !this.hasDecimals &&
-      !this.isLookupTable &&
-      !this.dirty
-    );
-  }
-}
-
-export interface PoolEntry {
-  address: string;
-  /** the pool account's slot */
-  home: AccountSlot;
-  module: ProgramModule;
-  deps: string[];
-  /** the slots of `deps`, in the same order */
-  depSlots: AccountSlot[];
-  slot: number;
-  result: BuildResult;
-  /** position in the adjacency arrays of mintA / mintB while the pool is in the graph */
-  posA: number;
-  posB: number;
-  /** while in the graph: the adjacency lists of mintA / mintB (the lists themselves) */
-  listA: Pool[] | null;
-  listB: Pool[] | null;
-}
-
-function isTokenProgram(owner: string): boolean {
-  return owner === PROGRAM_IDS.token || owner === PROGRAM_IDS.token2022;
-}
-
-/** A Mint of the Token or Token-2022 program (by size / account-type byte). */
-function looksLikeMint(owner: string, data: Buffer): boolean {
-  if (!isTokenProgram(owner)) return false;
-  if (data.length === MINT_SIZE) return true;
-  return owner === PROGRAM_IDS.token2022 && data.length > ACCOUNT_TYPE_OFFSET && data[ACCOUNT_TYPE_OFFSET] === ACCOUNT_TYPE_MINT;
-}
-
-/** A token Account of the Token or Token-2022 program (by size / account-type byte). */
-function looksLikeTokenAccount(owner: string, data: Buffer): boolean {
-  if (!isTokenProgram(owner)) return false;
-  if (data.length === TOKEN_ACCOUNT_SIZE) return true;
-  return owner === PROGRAM_IDS.token2022 && data.length > ACCOUNT_TYPE_OFFSET && data[ACCOUNT_TYPE_OFFSET] === ACCOUNT_TYPE_ACCOUNT;
-}
-
-/** token account authority field: bytes 32..64 */
-const AUTHORITY_AT = 32;
-
-/** the 32 bytes at `at` are the same in a and b (both long enough); cheaper than a native compare */
-function sameKeyAt(a: Buffer, b: Buffer, at: number): boolean {
-  if (b.length < at + 32) return false;
-  for (let i = at; i < at + 32; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
 
 export class Projection implements TokenGraph {
   private readonly registry: ProgramRegistry;
@@ -252,7 +72,7 @@ export class Projection implements TokenGraph {
   /** authority → its token accounts (first-seen order) */
   private readonly tokenAccountsByAuthority = new Map<string, string[]>();
   /** routable pools per mint (the token graph) */
-  private readonly adjacency = new Map<string, Pool[]>();
+  private readonly adjacency: Adjacency = new Map();
   /** pool slots to re-materialise, in the order they were first marked */
   private dirty: AccountSlot[] = [];
   /** pools re-materialised since the last drainChanged(), each with the append time of the first record since then that changed it */
@@ -366,32 +186,11 @@ export class Projection implements TokenGraph {
   }
 
   private indexTokenAccount(slot: AccountSlot, owner: string, data: Buffer | null, prev: AccountEntry | undefined): void {
-    const address = slot.address;
     const before = slot.tokenAuthority;
-    let after: string | undefined;
-    if (data !== null && looksLikeTokenAccount(owner, data)) {
-      // the authority rarely changes: reuse it when its bytes are the previous content's
-      after =
-        before !== undefined && prev !== undefined && sameKeyAt(data, prev.data, AUTHORITY_AT)
-          ? before
-          : readPubkey(data, AUTHORITY_AT);
-    }
+    const after = tokenAuthorityOf(owner, data, before, prev);
     if (after !== before) {
-      if (before !== undefined) {
-        const list = this.tokenAccountsByAuthority.get(before);
-        if (list) {
-          const i = list.indexOf(address);
-          if (i >= 0) list.splice(i, 1);
-          if (list.length === 0) this.tokenAccountsByAuthority.delete(before);
-        }
-        slot.tokenAuthority = undefined;
-      }
-      if (after !== undefined) {
-        slot.tokenAuthority = after;
-        let list = this.tokenAccountsByAuthority.get(after);
-        if (!list) this.tokenAccountsByAuthority.set(after, (list = []));
-        list.push(address);
-      }
+      moveTokenAccount(this.tokenAccountsByAuthority, slot.address, before, after);
+      slot.tokenAuthority = after;
     }
     // a token account owned by a pool of a module that tracks them: re-materialise that pool
     if (this.trackingPools.size > 0) {
@@ -530,8 +329,7 @@ export class Projection implements TokenGraph {
     const prevPool = old && entry.posA >= 0 ? (old.result as Pool) : null;
     if (prevPool && next && prevPool.mintA === next.mintA && prevPool.mintB === next.mintB) {
       // same place in the graph: swap the object, the topology is unchanged
-      entry.listA![entry.posA] = next;
-      entry.listB![entry.posB] = next;
+      swapPool(entry, next);
       entry.result = result;
       this.journalReplacement(next, entry.posA, entry.posB);
     } else {
@@ -582,38 +380,13 @@ export class Projection implements TokenGraph {
   }
 
   private addToGraph(entry: PoolEntry, pool: Pool): void {
-    const listOf = (mint: string): Pool[] => {
-      let list = this.adjacency.get(mint);
-      if (!list) this.adjacency.set(mint, (list = []));
-      return list;
-    };
-    const a = (entry.listA = listOf(pool.mintA));
-    entry.posA = a.push(pool) - 1;
-    const b = (entry.listB = listOf(pool.mintB));
-    entry.posB = b.push(pool) - 1;
+    insertPool(this.adjacency, entry, pool);
     this.version++;
     this.additions++;
   }
 
   private removeFromGraph(entry: PoolEntry): void {
-    if (entry.posA < 0) return;
-    const pool = entry.result as Pool;
-    const cut = (mint: string, pos: number): void => {
-      const list = this.adjacency.get(mint)!;
-      const last = list.pop()!;
-      if (pos < list.length) {
-        list[pos] = last;
-        const moved = this.pools.get(last.address)!;
-        if (last.mintA === mint) moved.posA = pos;
-        else moved.posB = pos;
-      }
-      if (list.length === 0) this.adjacency.delete(mint);
-    };
-    cut(pool.mintA, entry.posA);
-    cut(pool.mintB, entry.posB);
-    entry.posA = entry.posB = -1;
-    entry.listA = entry.listB = null;
-    this.version++;
+    if (cutPool(this.adjacency, this.pools, entry)) this.version++;
   }
 
   /** the replacement feed (TokenGraph.replacedSince): bounded, restarted past its limit */
@@ -635,9 +408,7 @@ export class Projection implements TokenGraph {
    */
   replacedSince(since: number | null): { next: number; replaced: readonly ReplacedPool[] | null } {
     this.settle();
-    const next = this.replacedBase + this.replaced.length;
-    if (since === null || since < this.replacedBase || since > next) return { next, replaced: null };
-    return { next, replaced: since === next ? EMPTY_REPLACED : this.replaced.slice(since - this.replacedBase) };
+    return replacementsSince(this.replaced, this.replacedBase, since);
   }
 
   /** TokenGraph: the routable pools that trade `mint` */
@@ -736,32 +507,17 @@ export class Projection implements TokenGraph {
   /** every pool account seen, routable or not (with the reason), by address */
   markets(): MarketInfo[] {
     this.settle();
-    const out: MarketInfo[] = [];
-    for (const e of this.pools.values()) {
-      const r = e.result;
-      const base = { address: e.address, programId: e.module.programId, lastSlot: e.slot };
-      if (isUnroutable(r)) {
-        out.push({ ...base, kind: e.module.kind, label: e.module.label, mintA: r.mintA ?? null, mintB: r.mintB ?? null, routable: false, reason: r.unroutable });
-      } else {
-        out.push({ ...base, kind: r.kind, label: r.label, mintA: r.mintA, mintB: r.mintB, routable: true });
-      }
-    }
-    return out.sort((a, b) => (a.address < b.address ? -1 : a.address > b.address ? 1 : 0));
+    return listMarkets(this.pools.values());
   }
 
   /** every mint of the token graph, most pools first */
   tokens(): TokenInfo[] {
     this.settle();
-    const out: TokenInfo[] = [];
-    for (const [mint, pools] of this.adjacency) out.push({ mint, decimals: this.decimalsByMint.get(mint) ?? null, pools: pools.length });
-    return out.sort((a, b) => b.pools - a.pools || (a.mint < b.mint ? -1 : a.mint > b.mint ? 1 : 0));
+    return listTokens(this.adjacency, this.decimalsByMint);
   }
 }
 
 const EMPTY: readonly Pool[] = Object.freeze([]);
-const EMPTY_REPLACED: readonly ReplacedPool[] = Object.freeze([]);
-/** replacements kept for searches to catch up with; a search further behind re-checks every pool */
-const REPLACED_JOURNAL_LIMIT = 4096;
 const APPLIED: ApplyOutcome = Object.freeze({ applied: true as const });
 /** the result of a pool entry until its first build completes (never read) */
 const NOT_BUILT: BuildResult = Object.freeze({ unroutable: 'not built yet' });

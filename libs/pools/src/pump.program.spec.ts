@@ -17,7 +17,7 @@ import {
 import { encodeMint, encodeTokenAccount } from '@app/solana';
 import { pumpAmmSharedAccounts } from './pump-amm.program';
 import { pumpFunSharedAccounts } from './pump-fun.program';
-import { Feed, fixtureAccount, testKey, transferFeeExtension, type RawAccount } from './spec-support';
+import { Feed, fixtureAccount, testKey, transferFeeExtension, type RawAccount } from '../../../test/support/pool-fixtures';
 
 function mint(address: string, decimals: number, supply: bigint, ext?: ReturnType<typeof transferFeeExtension>): RawAccount {
   const data = encodeMint({ mintAuthority: null, supply, decimals, isInitialized: true, freezeAuthority: null, ...(ext ? { extensions: [ext] } : {}) });

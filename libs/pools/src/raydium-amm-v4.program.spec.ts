@@ -2,7 +2,7 @@ import { AmmV4Pool } from '@app/amm';
 import { PROGRAM_IDS } from '@app/solana';
 import { decodeAmmV4Info } from '@app/solana';
 import { decodeTokenAccount } from '@app/solana';
-import { Feed, fixtureAccount } from './spec-support';
+import { Feed, fixtureAccount } from '../../../test/support/pool-fixtures';
 
 const DIR = 'raydium-amm-v4/unattributed';
 const ADDRESS = '58oQChx4yWmvKdwLLZzBi4ChoCc2fqCUWBkwMihLYQo2';

@@ -12,7 +12,7 @@ import {
   encodeClmmTickArrayState,
 } from '@app/solana';
 import { encodeMint } from '@app/solana';
-import { Feed, fixtureAccount, testKey, transferFeeExtension, type RawAccount } from './spec-support';
+import { Feed, fixtureAccount, testKey, transferFeeExtension, type RawAccount } from '../../../test/support/pool-fixtures';
 
 const POOL = testKey(101);
 const CONFIG = testKey(102);

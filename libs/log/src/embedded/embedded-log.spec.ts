@@ -3,7 +3,8 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as path from 'path';
 import type { LogRecord } from '../log.port';
-import { EmbeddedLog, EmbeddedLogStoreError, TopicStore } from './embedded-log';
+import { EmbeddedLog, EmbeddedLogStoreError } from './embedded-log';
+import { TopicStore } from './topic-store';
 import { waitFor } from '../../../../test/support/wait-for';
 
 const REGISTER = path.join(__dirname, '..', '..', '..', '..', 'test', 'support', 'ts-register.js');

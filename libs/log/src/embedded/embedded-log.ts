@@ -38,8 +38,6 @@
  * Corruption: a file that is not a SQLite database, a damaged page or an unexpected schema
  * surfaces as an `EmbeddedLogStoreError` naming the file; nothing is recreated or truncated.
  */
-import Database from 'better-sqlite3';
-import { EventEmitter } from 'events';
 import * as fs from 'fs';
 import * as path from 'path';
 import type {
@@ -53,12 +51,14 @@ import type {
   SubscribeOptions,
   Subscription,
 } from '../log.port';
+import { emitterFor, unwatchLogDir, watchLogDir, type AppendedBatch } from './append-notifications';
+import { EmbeddedSubscription } from './embedded-subscription';
+import { GroupOffsets, type GroupOffsetRow } from './group-offsets';
 import { TopicTrimmer, type TopicRetentionPolicy, type TrimResult } from './retention';
-import { walCheckpointer } from './wal-checkpointer';
+import { toRecord, TopicStore } from './topic-store';
 import { metrics, secondsSince } from '@app/observability';
 
-/** what a record costs in the WAL beyond its key and value (row header, offset, timestamp), roughly */
-const ROW_OVERHEAD_BYTES = 24;
+export { EmbeddedLogStoreError } from './sqlite-files';
 
 export interface EmbeddedLogOptions {
   dataDir: string;
@@ -85,282 +85,10 @@ export interface EmbeddedLogOptions {
   clock?: () => number;
 }
 
-/** A store that cannot be opened or read: corrupt file, wrong schema, unreadable path. */
-export class EmbeddedLogStoreError extends Error {
-  constructor(
-    message: string,
-    readonly file: string,
-    override readonly cause?: unknown,
-  ) {
-    super(message);
-    this.name = 'EmbeddedLogStoreError';
-  }
-}
-
 const PARTITION = '0';
 const DEFAULT_MAX_BATCH = 1000;
 const TOPIC_NAME = /^[A-Za-z0-9._-]{1,200}$/;
 const GROUPS_FILE = '_groups.sqlite';
-/** delays (ms) of the quick looks after a change notification that showed nothing new yet */
-const QUICK_LOOKS = [1, 2];
-/** records handed over by in-process appends that a subscription keeps before it reads the file instead */
-const HANDOFF_LIMIT = 20_000;
-
-/** an in-process append, committed: offsets first .. first + messages.length - 1 */
-interface AppendedBatch {
-  first: number;
-  messages: LogMessage[];
-  ts: number;
-}
-
-interface RecordRow {
-  offset: number;
-  key: string;
-  value: Buffer;
-  ts: number;
-}
-
-/** Process-wide emitters, one per dataDir+topic: every EmbeddedLog instance in the process shares them. */
-const appendEmitters = new Map<string, EventEmitter>();
-function emitterFor(dataDir: string, topic: string): EventEmitter {
-  const k = `${dataDir}\u0000${topic}`;
-  let e = appendEmitters.get(k);
-  if (!e) {
-    e = new EventEmitter();
-    e.setMaxListeners(0);
-    appendEmitters.set(k, e);
-  }
-  return e;
-}
-
-/**
- * Process-wide watchers of the log directories, one per dataDir, shared by every subscription in
- * the process: a write to `<topic>.sqlite-wal` (an append by any process, this one included)
- * emits 'external' on that topic's emitter. Best effort: where fs.watch fails (no inotify
- * instance left, a file system without notifications) the subscriptions keep polling.
- */
-const dirWatchers = new Map<string, { watcher: fs.FSWatcher | null; refs: number }>();
-const WAL_SUFFIX = '.sqlite-wal';
-
-function watchLogDir(dataDir: string, logDir: string): void {
-  const w = dirWatchers.get(dataDir);
-  if (w) {
-    w.refs++;
-    return;
-  }
-  const entry: { watcher: fs.FSWatcher | null; refs: number } = { watcher: null, refs: 1 };
-  dirWatchers.set(dataDir, entry);
-  try {
-    const watcher = fs.watch(logDir, { persistent: false }, (_event, filename) => {
-      const name = filename ? String(filename) : '';
-      if (!name.endsWith(WAL_SUFFIX)) return;
-      appendEmitters.get(`${dataDir}\u0000${name.slice(0, -WAL_SUFFIX.length)}`)?.emit('external');
-    });
-    watcher.on('error', () => {
-      watcher.close();
-      if (entry.watcher === watcher) entry.watcher = null;
-    });
-    entry.watcher = watcher;
-  } catch {
-    /* no notifications here: polling only */
-  }
-}
-
-function unwatchLogDir(dataDir: string): void {
-  const w = dirWatchers.get(dataDir);
-  if (!w || --w.refs > 0) return;
-  dirWatchers.delete(dataDir);
-  w.watcher?.close();
-}
-
-function describeSqliteError(err: unknown): string {
-  const e = err as { code?: string; message?: string };
-  return e && e.code ? `${e.code}: ${e.message}` : String((e && e.message) || err);
-}
-
-function isCorruption(err: unknown): boolean {
-  const code = (err as { code?: string })?.code ?? '';
-  return code.startsWith('SQLITE_CORRUPT') || code.startsWith('SQLITE_NOTADB');
-}
-
-/** rows per INSERT statement of an append, largest first (the last must be 1) */
-const INSERT_ROWS = [16, 4, 1];
-
-/** one topic's SQLite file (exported for the adapter's own specs) */
-export class TopicStore {
-  readonly db: Database.Database;
-  private readonly insert: Database.Statement;
-  private readonly selectNext: Database.Statement;
-  private readonly selectFrom: Database.Statement;
-  private readonly dataVersion: Database.Statement;
-  /** appends a batch: its first offset, and the bytes it wrote, about (keys, values and a row's overhead; what the checkpoint worker counts) */
-  private readonly appendTx: (messages: LogMessage[], ts: number) => { first: number; bytes: number };
-
-  /**
-   * its WAL checkpoints run in the process's checkpoint worker (see wal-checkpointer.ts); false:
-   * inline, SQLite's default; undefined: nothing appended yet (a store only read from starts no worker)
-   */
-  private background: boolean | undefined = undefined;
-  private released = false;
-
-  constructor(
-    readonly topic: string,
-    readonly file: string,
-    private readonly synchronous: 'NORMAL' | 'FULL',
-    busyTimeoutMs: number,
-    private readonly checkpoints: { background: boolean; onError: (error: Error) => void } = { background: false, onError: () => {} },
-    /** stamps the append times */
-    private readonly clock: () => number = Date.now,
-  ) {
-    this.db = openDatabase(file, synchronous, busyTimeoutMs, (db) => {
-      // (takes effect only on a file without tables yet: lets retention give freed pages back)
-      db.pragma('auto_vacuum = INCREMENTAL');
-      db.exec(
-        'CREATE TABLE IF NOT EXISTS records (' +
-          ' offset INTEGER PRIMARY KEY,' +
-          ' key TEXT NOT NULL,' +
-          ' value BLOB NOT NULL,' +
-          ' ts INTEGER NOT NULL)',
-      );
-      checkColumns(db, file, 'records', ['offset', 'key', 'value', 'ts']);
-    });
-    this.insert = this.db.prepare('INSERT INTO records (offset, key, value, ts) VALUES (?, ?, ?, ?)');
-    // a batch is written INSERT_ROWS rows per statement where it can (fewer calls into SQLite per record)
-    const inserts = INSERT_ROWS.map((n) => ({ n, stmt: n === 1 ? this.insert : this.db.prepare('INSERT INTO records (offset, key, value, ts) VALUES ' + Array(n).fill('(?, ?, ?, ?)').join(', ')), args: new Array(4 * n) }));
-    this.selectNext = this.db.prepare('SELECT coalesce(max(offset), -1) + 1 AS next FROM records').pluck();
-    this.selectFrom = this.db.prepare(
-      'SELECT offset, key, value, ts FROM records WHERE offset >= ? ORDER BY offset LIMIT ?',
-    );
-    this.dataVersion = this.db.prepare('PRAGMA data_version').pluck();
-    const tx = this.db.transaction((messages: LogMessage[], ts: number): { first: number; bytes: number } => {
-      const first = this.selectNext.get() as number;
-      let i = 0;
-      let bytes = 0;
-      for (const { n, stmt, args } of inserts) {
-        for (; i + n <= messages.length; i += n) {
-          for (let j = 0; j < n; j++) {
-            const m = messages[i + j];
-            args[4 * j] = first + i + j;
-            args[4 * j + 1] = m.key;
-            args[4 * j + 2] = m.value;
-            args[4 * j + 3] = ts;
-            bytes += m.key.length + m.value.length + ROW_OVERHEAD_BYTES;
-          }
-          stmt.run(args);
-        }
-      }
-      // the reused argument arrays let go of this batch's keys and values
-      for (const { args } of inserts) args.fill(undefined);
-      return { first, bytes };
-    });
-    // IMMEDIATE: take the write lock before reading max(offset), so two writers never collide.
-    this.appendTx = (messages, ts) => tx.immediate(messages, ts);
-  }
-
-  /** the batch's first offset and its append time */
-  append(messages: LogMessage[]): { first: number; ts: number } {
-    const ts = this.clock();
-    this.background ??= this.checkpoints.background && walCheckpointer.hold(this.file, this.synchronous, this.checkpoints.onError);
-    const { first, bytes } = this.guard(() => this.appendTx(messages, ts));
-    if (this.background) walCheckpointer.appended(this.file, bytes);
-    return { first, ts };
-  }
-
-  next(): number {
-    return this.guard(() => this.selectNext.get() as number);
-  }
-
-  /** the first offset held (next() when the topic is empty) */
-  first(): number {
-    return this.guard(() => (this.db.prepare('SELECT min(offset) AS lo FROM records').get() as { lo: number | null }).lo ?? this.next());
-  }
-
-  readFrom(offset: number, limit: number): RecordRow[] {
-    return this.guard(() => this.selectFrom.all(offset, limit) as RecordRow[]);
-  }
-
-  version(): number {
-    return this.guard(() => this.dataVersion.get() as number);
-  }
-
-  /** closes the file; resolves once the checkpoint worker let go of it too */
-  close(): Promise<void> {
-    if (this.db.open) this.db.close();
-    if (!this.background || this.released) return Promise.resolve();
-    this.released = true;
-    return walCheckpointer.release(this.file, this.checkpoints.onError);
-  }
-
-  private guard<T>(fn: () => T): T {
-    try {
-      return fn();
-    } catch (err) {
-      throw wrapStoreError(err, this.file, `topic "${this.topic}"`);
-    }
-  }
-}
-
-function wrapStoreError(err: unknown, file: string, what: string): Error {
-  if (err instanceof EmbeddedLogStoreError) return err;
-  if (isCorruption(err)) {
-    return new EmbeddedLogStoreError(
-      `embedded log store for ${what} at ${file} is corrupt or not a SQLite database ` +
-        `(${describeSqliteError(err)}); it was left untouched: restore it from a backup or move it away`,
-      file,
-      err,
-    );
-  }
-  const code = (err as { code?: string })?.code;
-  if (code && code.startsWith('SQLITE_')) {
-    return new EmbeddedLogStoreError(
-      `embedded log store for ${what} at ${file} failed (${describeSqliteError(err)})`,
-      file,
-      err,
-    );
-  }
-  return err instanceof Error ? err : new Error(String(err));
-}
-
-function openDatabase(
-  file: string,
-  synchronous: 'NORMAL' | 'FULL',
-  busyTimeoutMs: number,
-  init: (db: Database.Database) => void,
-): Database.Database {
-  let db: Database.Database | undefined;
-  try {
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    db = new Database(file, { timeout: busyTimeoutMs });
-    db.pragma(`busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
-    const mode = db.pragma('journal_mode = WAL', { simple: true });
-    if (String(mode).toLowerCase() !== 'wal') {
-      throw new EmbeddedLogStoreError(`could not switch ${file} to WAL mode (got ${String(mode)})`, file);
-    }
-    db.pragma(`synchronous = ${synchronous}`);
-    init(db);
-    return db;
-  } catch (err) {
-    try {
-      db?.close();
-    } catch {
-      /* already failing */
-    }
-    throw wrapStoreError(err, file, path.basename(file));
-  }
-}
-
-function checkColumns(db: Database.Database, file: string, table: string, expected: string[]): void {
-  const cols = (db.prepare(`PRAGMA table_info(${table})`).all() as Array<{ name: string }>).map((c) => c.name);
-  for (const c of expected) {
-    if (!cols.includes(c)) {
-      throw new EmbeddedLogStoreError(
-        `embedded log store ${file} has an unexpected schema: table ${table} lacks column ${c} ` +
-          `(found ${cols.join(', ') || 'no such table'}); refusing to use it`,
-        file,
-      );
-    }
-  }
-}
 
 function parseOffset(value: string | undefined, what: string): number {
   if (value === undefined) return 0;
@@ -382,10 +110,7 @@ export class EmbeddedLog implements LogPort {
   private readonly onCheckpointError: (error: Error, topic: string) => void;
   private readonly backgroundCheckpoints: boolean;
   private readonly topics = new Map<string, TopicStore>();
-  private groupsDb: Database.Database | undefined;
-  private groupStmts:
-    | { upsert: Database.Statement; select: Database.Statement; commitTx: (rows: Array<[string, string, string, number]>) => void }
-    | undefined;
+  private readonly groupOffsets: GroupOffsets;
   private readonly subscriptions = new Set<EmbeddedSubscription>();
   private closed = false;
   private closing: Promise<void> | undefined;
@@ -405,6 +130,7 @@ export class EmbeddedLog implements LogPort {
       throw new Error(`EmbeddedLog: synchronous must be NORMAL or FULL, got ${String(this.synchronous)}`);
     }
     this.busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+    this.groupOffsets = new GroupOffsets(path.join(this.logDir, GROUPS_FILE), this.synchronous, this.busyTimeoutMs);
     const report = options.onError;
     this.onCheckpointError = report ? (error, topic) => report(error, { topic }) : (error) => console.error(`EmbeddedLog: ${error.message}`);
     this.backgroundCheckpoints = options.backgroundCheckpoints ?? true;
@@ -543,17 +269,8 @@ export class EmbeddedLog implements LogPort {
 
   async committed(groupId: string, topic: string): Promise<Positions> {
     this.assertOpen();
-    const groupsFile = path.join(this.logDir, GROUPS_FILE);
-    if (!this.groupsDb && !fs.existsSync(groupsFile)) return {};
-    const g = this.groups();
-    try {
-      const rows = g.select.all(groupId, topic) as Array<{ partition: string; offset: number }>;
-      const out: Positions = {};
-      for (const r of rows) out[r.partition] = String(r.offset);
-      return out;
-    } catch (err) {
-      throw wrapStoreError(err, groupsFile, 'consumer groups');
-    }
+    if (!this.groupOffsets.present) return {};
+    return this.groups().read(groupId, topic);
   }
 
   async ping(): Promise<boolean> {
@@ -561,7 +278,7 @@ export class EmbeddedLog implements LogPort {
     try {
       fs.mkdirSync(this.logDir, { recursive: true });
       fs.accessSync(this.logDir, fs.constants.R_OK | fs.constants.W_OK);
-      this.groups().select.all('', '');
+      this.groups().check();
       for (const s of this.topics.values()) s.next();
       return true;
     } catch {
@@ -581,9 +298,7 @@ export class EmbeddedLog implements LogPort {
         this.trimmers.clear();
         const released = [...this.topics.values()].map((s) => s.close());
         this.topics.clear();
-        if (this.groupsDb?.open) this.groupsDb.close();
-        this.groupsDb = undefined;
-        this.groupStmts = undefined;
+        this.groupOffsets.close();
         await Promise.all(released);
       })();
     }
@@ -624,217 +339,21 @@ export class EmbeddedLog implements LogPort {
     return parseOffset(from[PARTITION], 'start');
   }
 
-  private groups(): NonNullable<EmbeddedLog['groupStmts']> {
+  /** the consumer groups' positions, while the log is open */
+  private groups(): GroupOffsets {
     this.assertOpen();
-    if (this.groupStmts) return this.groupStmts;
-    const file = path.join(this.logDir, GROUPS_FILE);
-    const db = openDatabase(file, this.synchronous, this.busyTimeoutMs, (d) => {
-      d.exec(
-        'CREATE TABLE IF NOT EXISTS group_offsets (' +
-          ' group_id TEXT NOT NULL, topic TEXT NOT NULL, partition TEXT NOT NULL,' +
-          ' offset INTEGER NOT NULL, updated_at INTEGER NOT NULL,' +
-          ' PRIMARY KEY (group_id, topic, partition))',
-      );
-      checkColumns(d, file, 'group_offsets', ['group_id', 'topic', 'partition', 'offset']);
-    });
-    const upsert = db.prepare(
-      'INSERT INTO group_offsets (group_id, topic, partition, offset, updated_at) VALUES (?, ?, ?, ?, ?)' +
-        ' ON CONFLICT (group_id, topic, partition) DO UPDATE SET offset = excluded.offset, updated_at = excluded.updated_at',
-    );
-    const select = db.prepare('SELECT partition, offset FROM group_offsets WHERE group_id = ? AND topic = ?');
-    const tx = db.transaction((rows: Array<[string, string, string, number]>) => {
-      const now = Date.now();
-      for (const [g, t, p, o] of rows) upsert.run(g, t, p, o, now);
-    });
-    this.groupsDb = db;
-    this.groupStmts = { upsert, select, commitTx: (rows) => tx.immediate(rows) };
-    return this.groupStmts;
+    return this.groupOffsets;
   }
 
   private commitSync(groupId: string, topic: string, positions: Positions): void {
     if (!groupId) throw new Error('commit needs a groupId');
     this.topicFile(topic); // validates the name
-    const rows: Array<[string, string, string, number]> = [];
+    const rows: GroupOffsetRow[] = [];
     for (const [p, o] of Object.entries(positions)) {
       if (p !== PARTITION) throw new Error(`embedded log topics have one partition "0"; got partition "${p}"`);
       rows.push([groupId, topic, p, parseOffset(o, 'commit')]);
     }
     if (rows.length === 0) return;
-    const g = this.groups();
-    try {
-      g.commitTx(rows);
-    } catch (err) {
-      throw wrapStoreError(err, path.join(this.logDir, GROUPS_FILE), 'consumer groups');
-    }
-  }
-}
-
-function toRecord(topic: string, r: RecordRow): LogRecord {
-  return { topic, partition: 0, offset: String(r.offset), key: r.key, value: r.value, timestamp: r.ts };
-}
-
-interface SubscriptionParams {
-  store: TopicStore;
-  topic: string;
-  groupId?: string;
-  start: number;
-  maxBatch: number;
-  handler: BatchHandler;
-  emitter: EventEmitter;
-  pollIntervalMs: number;
-  /** subscribe to / release the change notifications of the log directory */
-  watch: () => void;
-  unwatch: () => void;
-  commit: (groupId: string, next: number) => void;
-  onError: (err: Error) => void;
-  onClosed: (s: EmbeddedSubscription) => void;
-}
-
-/** One tailing subscription: a loop of read batch -> await handler -> commit -> wait for more. */
-class EmbeddedSubscription implements Subscription {
-  private next: number;
-  private stopped = false;
-  private wake: (() => void) | undefined;
-  /** set by an in-process append; cleared before each read, so no wake-up is ever lost */
-  private pending = false;
-  private loop: Promise<void> | undefined;
-  /** committed batches handed over by in-process appends, oldest first, and their record count */
-  private handed: AppendedBatch[] = [];
-  private handedCount = 0;
-  private readonly onAppend = (batch?: AppendedBatch): void => {
-    if (batch !== undefined && batch.first + batch.messages.length > this.next) {
-      if (this.handedCount + batch.messages.length > HANDOFF_LIMIT) {
-        // a backlog: the file has it all
-        this.handed = [];
-        this.handedCount = 0;
-      } else {
-        this.handed.push(batch);
-        this.handedCount += batch.messages.length;
-      }
-    }
-    this.pending = true;
-    this.wakeUp();
-  };
-  /**
-   * after a change notification: how many quick looks (1 ms, then 2 ms apart) are still due, in
-   * case the notification came before the commit was visible to readers
-   */
-  private quickLooks = 0;
-  private readonly onExternal = (): void => {
-    this.quickLooks = QUICK_LOOKS.length;
-    this.onAppend();
-  };
-
-  /**
-   * Up to maxBatch records from the handed batches when they start exactly at `next` (stale ones
-   * dropped); null when the file must be read (nothing handed, or records in between that were
-   * not: another process's, or dropped past HANDOFF_LIMIT).
-   */
-  private takeHanded(): LogRecord[] | null {
-    const { topic, maxBatch } = this.p;
-    while (this.handed.length > 0) {
-      const b = this.handed[0];
-      if (b.first + b.messages.length > this.next) break;
-      this.handed.shift();
-      this.handedCount -= b.messages.length;
-    }
-    if (this.handed.length === 0 || this.handed[0].first > this.next) return null;
-    const out: LogRecord[] = [];
-    let at = this.next;
-    while (out.length < maxBatch && this.handed.length > 0) {
-      const b = this.handed[0];
-      if (b.first > at) break;
-      const from = at - b.first;
-      const upto = Math.min(b.messages.length, from + (maxBatch - out.length));
-      for (let i = from; i < upto; i++) {
-        const m = b.messages[i];
-        out.push({ topic, partition: 0, offset: String(b.first + i), key: m.key, value: m.value, timestamp: b.ts });
-      }
-      at = b.first + upto;
-      if (upto === b.messages.length) {
-        this.handed.shift();
-        this.handedCount -= b.messages.length;
-      }
-    }
-    return out;
-  }
-
-  constructor(private readonly p: SubscriptionParams) {
-    this.next = p.start;
-  }
-
-  start(): void {
-    this.p.emitter.on('append', this.onAppend);
-    this.p.emitter.on('external', this.onExternal);
-    this.p.watch();
-    this.loop = this.run();
-  }
-
-  /** the next offset this subscription will deliver */
-  get position(): string {
-    return String(this.next);
-  }
-
-  close(): Promise<void> {
-    this.stopped = true;
-    this.wakeUp();
-    return this.loop ?? Promise.resolve();
-  }
-
-  private wakeUp(): void {
-    const w = this.wake;
-    this.wake = undefined;
-    w?.();
-  }
-
-  private async run(): Promise<void> {
-    const { store, handler, maxBatch, groupId } = this.p;
-    try {
-      let version = store.version();
-      while (!this.stopped) {
-        this.pending = false;
-        let records = this.takeHanded();
-        if (records === null) records = store.readFrom(this.next, maxBatch).map((r) => toRecord(this.p.topic, r));
-        if (records.length > 0) {
-          await handler(records);
-          const after = Number(records[records.length - 1].offset) + 1;
-          if (groupId) this.p.commit(groupId, after);
-          this.next = after;
-          continue;
-        }
-        // Nothing new: sleep until an append (in-process, or noticed on the file), a
-        // data_version change, or close().
-        while (!this.stopped && !this.pending) {
-          let timer: NodeJS.Timeout | undefined;
-          const sleepMs =
-            this.quickLooks > 0 ? QUICK_LOOKS[QUICK_LOOKS.length - this.quickLooks--] : this.p.pollIntervalMs;
-          const woken = await new Promise<boolean>((resolve) => {
-            this.wake = () => resolve(true);
-            timer = setTimeout(() => resolve(false), sleepMs);
-          });
-          clearTimeout(timer);
-          this.wake = undefined;
-          if (woken || this.stopped) break;
-          const v = store.version();
-          if (v !== version) {
-            version = v;
-            break;
-          }
-        }
-      }
-    } catch (err) {
-      this.stopped = true;
-      const error = err instanceof Error ? err : new Error(String(err));
-      try {
-        this.p.onError(error);
-      } catch (reportErr) {
-        console.error('EmbeddedLog: the onError callback threw', reportErr, 'while reporting', error);
-      }
-    } finally {
-      this.p.emitter.off('append', this.onAppend);
-      this.p.emitter.off('external', this.onExternal);
-      this.p.unwatch();
-      this.p.onClosed(this);
-    }
+    this.groups().write(rows);
   }
 }

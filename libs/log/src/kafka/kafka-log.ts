@@ -23,18 +23,7 @@
  * Handler errors: the subscription stops, nothing of that batch is committed, and the error
  * goes to SubscribeOptions.onError or, without one, to the logger at level 'error'.
  */
-import { randomUUID } from 'crypto';
-import {
-  Kafka,
-  logLevel as KafkaLogLevel,
-  Partitioners,
-  type Admin,
-  type Consumer,
-  type EachBatchPayload,
-  type KafkaMessage,
-  type LogEntry,
-  type Producer,
-} from 'kafkajs';
+import { Partitioners, type Admin, type Kafka, type Producer } from 'kafkajs';
 import type {
   AppendResult,
   BatchHandler,
@@ -42,14 +31,21 @@ import type {
   LogPort,
   LogRecord,
   Positions,
-  StartFrom,
   SubscribeOptions,
   Subscription,
 } from '../log.port';
 import { metrics, secondsSince } from '@app/observability';
-import { topicConfigEntries, type KafkaTopicRetention } from './topic-configs';
+import { createInternalCluster, fetchRound, type FetchedMessage, type InternalCluster } from './cluster-layer';
+import { FetchSubscription } from './fetch-subscription';
+import { GroupSubscription } from './group-subscription';
+import { connectProducer, consoleKafkaLogger, createKafka, type KafkaLogLogger } from './kafka-client';
+import { parseOffset, toRecord } from './kafka-records';
+import { sleep, withRetries } from './kafka-retries';
+import type { KafkaSubscriptionBase } from './subscription-base';
+import { createTopic, fetchCommittedOffsets, fetchTopicOffsets, waitForTopicPartitions } from './topic-admin';
+import type { KafkaTopicRetention } from './topic-configs';
 
-export type KafkaLogLogger = (level: 'info' | 'warn' | 'error', msg: string) => void;
+export type { KafkaLogLogger } from './kafka-client';
 
 export interface KafkaLogOptions {
   brokers: string[];
@@ -71,121 +67,6 @@ export interface KafkaLogOptions {
 }
 
 const DEFAULT_MAX_BATCH = 1000;
-/** long-poll time of a tailing fetch: the latency floor when idle is the broker's wake-up */
-const TAIL_WAIT_MS = 100;
-const READ_COMMITTED = 1;
-
-/* ---- the part of kafkajs' internal cluster layer we use (stable in the pinned 2.2.4) ---- */
-interface FetchedMessage {
-  offset: string;
-  key: Buffer | null;
-  value: Buffer | null;
-  timestamp: string;
-  isControlRecord?: boolean;
-}
-interface FetchResponse {
-  responses: Array<{
-    topicName: string;
-    partitions: Array<{ partition: number; errorCode: number; highWatermark: string; messages: FetchedMessage[] }>;
-  }>;
-}
-interface InternalBroker {
-  fetch(request: {
-    replicaId: number;
-    isolationLevel: number;
-    maxWaitTime: number;
-    minBytes: number;
-    maxBytes: number;
-    topics: Array<{ topic: string; partitions: Array<{ partition: number; fetchOffset: string; maxBytes: number }> }>;
-  }): Promise<FetchResponse>;
-  offsetCommit(request: {
-    groupId: string;
-    groupGenerationId: number;
-    memberId: string;
-    topics: Array<{ topic: string; partitions: Array<{ partition: number; offset: string }> }>;
-  }): Promise<unknown>;
-}
-interface InternalCluster {
-  connect(): Promise<void>;
-  disconnect(): Promise<void>;
-  addTargetTopic(topic: string): Promise<void>;
-  refreshMetadata(): Promise<void>;
-  findTopicPartitionMetadata(topic: string): Array<{ partitionId: number; leader: number }>;
-  findLeaderForPartitions(topic: string, partitions: number[]): Record<string, number[]>;
-  findBroker(args: { nodeId: string | number }): Promise<InternalBroker>;
-  findGroupCoordinator(args: { groupId: string }): Promise<InternalBroker>;
-}
-
-function createInternalCluster(kafka: Kafka): InternalCluster {
-  const sym = Object.getOwnPropertySymbols(kafka).find((s) => s.description === 'private:Kafka:createCluster');
-  const factory = sym ? (kafka as unknown as Record<symbol, unknown>)[sym] : undefined;
-  if (typeof factory !== 'function') {
-    throw new Error('KafkaLog: this kafkajs version does not expose its cluster layer (expected kafkajs 2.2.x)');
-  }
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const Emitter = require('kafkajs/src/instrumentation/emitter');
-  return (factory as (o: object) => InternalCluster)({
-    allowAutoTopicCreation: true,
-    instrumentationEmitter: new Emitter(),
-    isolationLevel: READ_COMMITTED,
-  });
-}
-
-function errText(err: unknown): string {
-  const e = err as { message?: string; type?: string };
-  return e?.message ? (e.type && !e.message.includes(e.type) ? `${e.type}: ${e.message}` : e.message) : String(err);
-}
-
-function toError(err: unknown): Error {
-  return err instanceof Error ? err : new Error(String(err));
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
-}
-
-/** Retries a retriable kafkajs failure (coordinator loading, leader moving) a few times. */
-async function withRetries<T>(what: string, fn: () => Promise<T>, attempts = 8, retriable: (err: unknown) => boolean = isRetriable): Promise<T> {
-  let last: unknown;
-  for (let i = 0; i < attempts; i++) {
-    try {
-      return await fn();
-    } catch (err) {
-      last = err;
-      if (!retriable(err)) break;
-      await sleep(Math.min(1000, 50 * 2 ** i));
-    }
-  }
-  throw new Error(`KafkaLog: ${what} failed: ${errText(last)}`, { cause: last });
-}
-
-function isRetriable(err: unknown): boolean {
-  return (err as { retriable?: boolean })?.retriable === true;
-}
-
-/**
- * kafkajs' fetchTopicOffsets throws a TypeError (destructuring an absent ListOffsets answer)
- * while a just-created topic's partitions are not served by their leader yet: transient.
- */
-function isRetriableOffsets(err: unknown): boolean {
-  return isRetriable(err) || err instanceof TypeError;
-}
-
-function toRecord(topic: string, partition: number, m: FetchedMessage | KafkaMessage): LogRecord {
-  return {
-    topic,
-    partition,
-    offset: m.offset,
-    key: m.key ? m.key.toString('utf8') : '',
-    value: m.value ? Buffer.from(m.value) : Buffer.alloc(0),
-    timestamp: Number(m.timestamp),
-  };
-}
-
-function parseOffset(value: string, what: string): bigint {
-  if (!/^\d+$/.test(value)) throw new Error(`invalid ${what} offset "${value}"`);
-  return BigInt(value);
-}
 
 export class KafkaLog implements LogPort {
   readonly driver = 'kafka' as const;
@@ -203,44 +84,16 @@ export class KafkaLog implements LogPort {
 
   constructor(private readonly options: KafkaLogOptions) {
     if (!options?.brokers?.length) throw new Error('KafkaLog needs at least one broker');
-    this.log =
-      options.logger ??
-      ((level, msg) => {
-        if (level === 'error') console.error(`[KafkaLog] ${msg}`);
-        else if (level === 'warn') console.warn(`[KafkaLog] ${msg}`);
-        else console.log(`[KafkaLog] ${msg}`);
-      });
+    this.log = options.logger ?? consoleKafkaLogger;
     this.topicWaitMs = options.topicWaitMs ?? 30_000;
-    const log = this.log;
-    this.kafka = new Kafka({
-      brokers: options.brokers,
-      clientId: options.clientId,
-      logLevel: KafkaLogLevel.WARN,
-      logCreator:
-        () =>
-        ({ namespace, level, log: entry }: LogEntry) => {
-          const { message, ...extra } = entry as { message: string; [k: string]: unknown };
-          delete extra.timestamp;
-          delete extra.logger;
-          const detail = Object.keys(extra).length ? ` ${JSON.stringify(extra)}` : '';
-          const lvl = level <= KafkaLogLevel.ERROR ? 'error' : level === KafkaLogLevel.WARN ? 'warn' : 'info';
-          log(lvl, `kafkajs ${namespace}: ${message}${detail}`);
-        },
-    });
+    this.kafka = createKafka(options.brokers, options.clientId, this.log);
   }
 
   // ---- LogPort ----
 
   async ensureTopic(topic: string): Promise<void> {
     const admin = await this.admin();
-    try {
-      const retention = this.options.retention?.[topic];
-      const configEntries = retention ? topicConfigEntries(retention) : undefined;
-      await admin.createTopics({ topics: [{ topic, configEntries }], waitForLeaders: true, timeout: 10_000 });
-    } catch (err) {
-      // (an existing topic is not an error: createTopics then resolves false)
-      this.log('warn', `could not create topic ${topic} (${errText(err)}); relying on broker auto-creation`);
-    }
+    await createTopic(admin, topic, this.options.retention?.[topic], this.log);
     await this.waitForTopic(topic);
   }
 
@@ -404,15 +257,7 @@ export class KafkaLog implements LogPort {
 
   async committed(groupId: string, topic: string): Promise<Positions> {
     const admin = await this.admin();
-    const res = await withRetries(`fetching committed offsets of group ${groupId}`, () =>
-      admin.fetchOffsets({ groupId, topics: [topic] }),
-    );
-    const out: Positions = {};
-    for (const t of res) {
-      if (t.topic !== topic) continue;
-      for (const p of t.partitions) if (p.offset !== '-1' && p.offset !== '') out[String(p.partition)] = p.offset;
-    }
-    return out;
+    return fetchCommittedOffsets(admin, groupId, topic);
   }
 
   async ping(): Promise<boolean> {
@@ -479,31 +324,7 @@ export class KafkaLog implements LogPort {
   private producer(): Promise<Producer> {
     this.assertOpen();
     if (!this.producerP) {
-      this.producerP = (async () => {
-        const idempotent = this.kafka.producer({
-          idempotent: true,
-          maxInFlightRequests: 1,
-          createPartitioner: Partitioners.DefaultPartitioner,
-          allowAutoTopicCreation: true,
-        });
-        try {
-          await idempotent.connect();
-          return idempotent;
-        } catch (err) {
-          await idempotent.disconnect().catch(() => undefined);
-          this.log(
-            'info',
-            `idempotent producer unavailable (${errText(err)}); using acks=-1 with one request in flight`,
-          );
-        }
-        const plain = this.kafka.producer({
-          maxInFlightRequests: 1,
-          createPartitioner: Partitioners.DefaultPartitioner,
-          allowAutoTopicCreation: true,
-        });
-        await plain.connect();
-        return plain;
-      })();
+      this.producerP = connectProducer(this.kafka, this.log);
       this.producerP.catch(() => (this.producerP = undefined));
     }
     return this.producerP;
@@ -514,8 +335,7 @@ export class KafkaLog implements LogPort {
     // partitions yet (another process's ensureTopic still in flight, or auto-creation pending)
     if (!this.partitionCounts.has(topic)) await this.waitForTopic(topic);
     const admin = await this.admin();
-    const offsets = await withRetries(`fetching offsets of ${topic}`, () => admin.fetchTopicOffsets(topic), 10, isRetriableOffsets);
-    return offsets.map((o) => ({ partition: o.partition, high: o.high, low: o.low })).sort((a, b) => a.partition - b.partition);
+    return fetchTopicOffsets(admin, topic);
   }
 
   private async partitionCount(topic: string): Promise<number> {
@@ -528,25 +348,7 @@ export class KafkaLog implements LogPort {
   /** Waits until metadata shows the topic with all partitions led (this may auto-create it). */
   private async waitForTopic(topic: string): Promise<void> {
     const admin = await this.admin();
-    const deadline = Date.now() + this.topicWaitMs;
-    let lastProblem = 'no metadata yet';
-    for (;;) {
-      try {
-        const md = await admin.fetchTopicMetadata({ topics: [topic] });
-        const t = md.topics.find((x) => x.name === topic);
-        if (t && t.partitions.length > 0 && t.partitions.every((p) => p.leader >= 0 && p.partitionErrorCode === 0)) {
-          this.partitionCounts.set(topic, t.partitions.length);
-          return;
-        }
-        lastProblem = t ? `partitions not ready: ${JSON.stringify(t.partitions)}` : 'topic missing from metadata';
-      } catch (err) {
-        lastProblem = errText(err);
-      }
-      if (Date.now() > deadline) {
-        throw new Error(`KafkaLog: topic ${topic} did not become available within ${this.topicWaitMs} ms (${lastProblem})`);
-      }
-      await sleep(100);
-    }
+    this.partitionCounts.set(topic, await waitForTopicPartitions(admin, topic, this.topicWaitMs));
   }
 
   /**
@@ -555,256 +357,6 @@ export class KafkaLog implements LogPort {
    */
   async fetchOnce(topic: string, positions: Map<number, bigint>, maxWaitTime: number): Promise<Map<number, FetchedMessage[]>> {
     const cluster = await this.cluster();
-    const result = new Map<number, FetchedMessage[]>();
-    await withRetries(`fetch from ${topic}`, async () => {
-      result.clear();
-      await cluster.addTargetTopic(topic);
-      const byLeader = cluster.findLeaderForPartitions(topic, [...positions.keys()]);
-      await Promise.all(
-        Object.entries(byLeader).map(async ([nodeId, partitions]) => {
-          const broker = await cluster.findBroker({ nodeId });
-          const res = await broker.fetch({
-            replicaId: -1,
-            isolationLevel: READ_COMMITTED,
-            maxWaitTime,
-            minBytes: 1,
-            maxBytes: 16 * 1024 * 1024,
-            topics: [
-              {
-                topic,
-                partitions: partitions.map((p) => ({
-                  partition: p,
-                  fetchOffset: positions.get(p)!.toString(),
-                  maxBytes: 2 * 1024 * 1024,
-                })),
-              },
-            ],
-          });
-          for (const t of res.responses) {
-            if (t.topicName !== topic) continue;
-            for (const p of t.partitions) result.set(p.partition, p.messages);
-          }
-        }),
-      ).catch(async (err) => {
-        // stale leadership: refresh metadata before the retry
-        await cluster.refreshMetadata().catch(() => undefined);
-        throw err;
-      });
-    });
-    return result;
-  }
-}
-
-/* ---- subscriptions ---- */
-
-abstract class KafkaSubscriptionBase implements Subscription {
-  abstract start(): Promise<void>;
-  abstract close(): Promise<void>;
-}
-
-function* chunks<T>(items: T[], size: number): Generator<T[]> {
-  for (let i = 0; i < items.length; i += size) yield items.slice(i, i + size);
-}
-
-/** No group: a fetch loop over every partition; nothing committed. */
-class FetchSubscription extends KafkaSubscriptionBase {
-  private stopped = false;
-  private loop: Promise<void> | undefined;
-
-  constructor(
-    private readonly owner: KafkaLog,
-    private readonly topic: string,
-    private readonly positions: Map<number, bigint>,
-    private readonly maxBatch: number,
-    private readonly handler: BatchHandler,
-    private readonly onError: (err: Error) => void,
-    private readonly onClosed: (s: KafkaSubscriptionBase) => void,
-  ) {
-    super();
-  }
-
-  async start(): Promise<void> {
-    await this.owner.cluster();
-    this.loop = this.run();
-  }
-
-  close(): Promise<void> {
-    this.stopped = true;
-    return this.loop ?? Promise.resolve();
-  }
-
-  private async run(): Promise<void> {
-    try {
-      while (!this.stopped) {
-        const t0 = Date.now();
-        const fetched = await this.owner.fetchOnce(this.topic, this.positions, TAIL_WAIT_MS);
-        let delivered = false;
-        // deterministic order of partitions within a round
-        for (const partition of [...fetched.keys()].sort((a, b) => a - b)) {
-          let next = this.positions.get(partition)!;
-          const records: LogRecord[] = [];
-          for (const m of fetched.get(partition)!) {
-            const off = BigInt(m.offset);
-            if (off < next) continue;
-            if (m.isControlRecord) {
-              next = off + 1n;
-              continue;
-            }
-            records.push(toRecord(this.topic, partition, m));
-          }
-          for (const chunk of chunks(records, this.maxBatch)) {
-            if (this.stopped) return;
-            await this.handler(chunk);
-            delivered = true;
-            next = BigInt(chunk[chunk.length - 1].offset) + 1n;
-            this.positions.set(partition, next);
-          }
-          this.positions.set(partition, next);
-        }
-        // a broker that answers an empty fetch at once (no long poll) must not make us spin
-        if (!delivered && Date.now() - t0 < TAIL_WAIT_MS / 2) await sleep(10);
-      }
-    } catch (err) {
-      this.stopped = true;
-      reportSafely(this.onError, toError(err));
-    } finally {
-      this.onClosed(this);
-    }
-  }
-}
-
-function reportSafely(onError: (err: Error) => void, err: Error): void {
-  try {
-    onError(err);
-  } catch (reportErr) {
-    console.error('KafkaLog: the onError callback threw', reportErr, 'while reporting', err);
-  }
-}
-
-/** With a group: a kafkajs consumer; offsets committed after each handled batch. */
-class GroupSubscription extends KafkaSubscriptionBase {
-  private readonly consumer: Consumer;
-  private stopped = false;
-  private failed = false;
-  private stopping: Promise<void> | undefined;
-  /** `from` positions for partitions without a commit: records below are skipped (seek safety net) */
-  private readonly minOffset = new Map<number, bigint>();
-
-  constructor(
-    kafka: Kafka,
-    sessionTimeoutMs: number | undefined,
-    readonly topic: string,
-    readonly groupId: string,
-    private readonly from: StartFrom,
-    private readonly committed: Positions,
-    private readonly maxBatch: number,
-    private readonly handler: BatchHandler,
-    private readonly onError: (err: Error) => void,
-    private readonly onClosed: (s: KafkaSubscriptionBase) => void,
-  ) {
-    super();
-    this.consumer = kafka.consumer({
-      groupId,
-      allowAutoTopicCreation: true,
-      maxWaitTimeInMs: TAIL_WAIT_MS,
-      retry: { retries: 8 },
-      ...(sessionTimeoutMs
-        ? { sessionTimeout: sessionTimeoutMs, heartbeatInterval: Math.max(100, Math.floor(sessionTimeoutMs / 10)) }
-        : {}),
-    });
-    this.consumer.on(this.consumer.events.CRASH, (e) => {
-      const { error, restart } = e.payload as { error: Error; restart: boolean };
-      if (!restart && !this.stopped) {
-        this.failed = true;
-        this.stopped = true;
-        reportSafely(this.onError, toError(error));
-        void this.stop();
-      }
-    });
-  }
-
-  isRunning(): boolean {
-    return !this.stopped;
-  }
-
-  async commitThrough(partitions: Array<{ partition: number; offset: string }>): Promise<void> {
-    await this.consumer.commitOffsets(partitions.map((p) => ({ topic: this.topic, ...p })));
-  }
-
-  async start(): Promise<void> {
-    await this.consumer.connect();
-    await this.consumer.subscribe({ topics: [this.topic], fromBeginning: this.from !== 'end' });
-    const seeks: Array<{ partition: number; offset: string }> = [];
-    if (typeof this.from === 'object') {
-      for (const [p, o] of Object.entries(this.from)) {
-        if (this.committed[p] === undefined) {
-          seeks.push({ partition: Number(p), offset: parseOffset(o, 'start').toString() });
-          this.minOffset.set(Number(p), BigInt(o));
-        }
-      }
-    }
-    await this.consumer.run({
-      autoCommit: false,
-      eachBatchAutoResolve: false,
-      partitionsConsumedConcurrently: 1,
-      eachBatch: (payload) => this.eachBatch(payload),
-    });
-    for (const s of seeks) this.consumer.seek({ topic: this.topic, ...s });
-  }
-
-  private async eachBatch({
-    batch,
-    resolveOffset,
-    heartbeat,
-    isRunning,
-    isStale,
-    commitOffsetsIfNecessary,
-  }: EachBatchPayload): Promise<void> {
-    if (this.stopped) return;
-    const min = this.minOffset.get(batch.partition);
-    let messages = batch.messages;
-    if (min !== undefined) {
-      messages = messages.filter((m) => BigInt(m.offset) >= min);
-      if (messages.length === 0 && batch.messages.length > 0) {
-        // below the requested start: skip without committing
-        resolveOffset(batch.lastOffset());
-        return;
-      }
-    }
-    for (const chunk of chunks(messages, this.maxBatch)) {
-      if (this.stopped || !isRunning() || isStale()) return;
-      try {
-        await this.handler(chunk.map((m) => toRecord(this.topic, batch.partition, m)));
-      } catch (err) {
-        this.failed = true;
-        this.stopped = true;
-        reportSafely(this.onError, toError(err));
-        setImmediate(() => void this.stop());
-        return;
-      }
-      const last = chunk[chunk.length - 1].offset;
-      resolveOffset(last);
-      this.minOffset.delete(batch.partition);
-      // Through the batch payload: consumer.commitOffsets() is a silent no-op once close() has
-      // begun, and the batch in flight during close() must still be committed.
-      const offset = (BigInt(last) + 1n).toString();
-      await commitOffsetsIfNecessary({ topics: [{ topic: this.topic, partitions: [{ partition: batch.partition, offset }] }] });
-      await heartbeat();
-    }
-  }
-
-  private stop(): Promise<void> {
-    if (!this.stopping) {
-      this.stopping = this.consumer
-        .disconnect()
-        .catch(() => undefined)
-        .finally(() => this.onClosed(this));
-    }
-    return this.stopping;
-  }
-
-  async close(): Promise<void> {
-    this.stopped = true;
-    await this.stop();
+    return fetchRound(cluster, topic, positions, maxWaitTime);
   }
 }

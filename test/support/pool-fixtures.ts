@@ -1,15 +1,15 @@
 /**
- * Test support for the projection specs: real fixture accounts (../shared/fixtures) and synthetic
- * accounts as pool-updates records applied to a Projection.
+ * Test support for the pool program specs (libs/pools): real fixture accounts (../shared/fixtures)
+ * and synthetic accounts as pool-updates records applied to a Projection.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { PublicKey } from '@solana/web3.js';
 import { encodePoolUpdate } from '@app/contracts';
-import { Projection, type ProjectionRecord } from './projection';
-import type { ProgramModule } from './program-registry';
+import { Projection, type ProjectionRecord } from '@app/pools/projection';
+import type { ProgramModule } from '@app/pools/program-registry';
 
-export const FIXTURES = path.resolve(__dirname, '../../..', '..', 'shared', 'fixtures');
+export const FIXTURES = path.resolve(__dirname, '../..', '..', 'shared', 'fixtures');
 
 export interface RawAccount {
   address: string;
