@@ -1,4 +1,4 @@
-/** Topic names: the contract between the apps (see DESIGN.md). */
+/** Topic names: the contract between the apps (docs/architecture.md lists who writes and reads each). */
 export const TOPICS = {
   poolUpdates: 'pool-updates',
   quoteInterest: 'quote-interest',
