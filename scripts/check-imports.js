@@ -19,7 +19,7 @@ const SPECIFIER = /(?:\bfrom\s+|\bimport\s*\(\s*|\brequire\s*\(\s*|\bjest\.(?:mo
 
 /** a file that tests or measures (may reach a library's internals) */
 function isTestCode(file) {
-  return /^(test|bench)\//.test(file) || /\.(spec|bench)\.ts$/.test(file) || /\/bench\//.test(file) || /(^|\/)spec-support\.ts$/.test(file);
+  return /^(test|bench)\//.test(file) || /\.(spec|bench)\.ts$/.test(file) || /\/bench\//.test(file);
 }
 
 /** the unit a file belongs to: `libs/<name>` or `apps/<name>` (null elsewhere) */
