@@ -255,7 +255,7 @@ describe('router e2e', () => {
     expect(await get('/api/v1/nope')).toEqual({ status: 404, body: { success: false, error: 'not found' } });
   });
 
-  it('GET /api/v1/tokens lists the graph with decimals and pool counts', async () => {
+  it('GET /api/v1/tokens lists the graph with decimals, pool counts, and symbols and names from the Metadata accounts on the log', async () => {
     const r = await get('/api/v1/tokens');
     expect(r.status).toBe(200);
     expect(r.body.success).toBe(true);
@@ -263,8 +263,16 @@ describe('router e2e', () => {
     const usdc = tokens.find((t) => t.mint === MINTS.USDC)!;
     expect(usdc.decimals).toBe(6);
     expect(usdc.pools).toBeGreaterThan(0);
-    expect(tokens.find((t) => t.mint === islandX)).toEqual({ mint: islandX, decimals: 6, pools: 1 });
-    for (const t of market.tokens) expect(tokens.find((x) => x.mint === t.mint)?.decimals).toBe(t.decimals);
+    expect(usdc).toMatchObject({ symbol: 'USDC', name: 'USD Coin' });
+    // a mint without metadata on the log
+    expect(tokens.find((t) => t.mint === islandX)).toEqual({ mint: islandX, decimals: 6, pools: 1, symbol: null, name: null });
+    for (const t of market.tokens) expect(tokens.find((x) => x.mint === t.mint)).toMatchObject({ decimals: t.decimals, symbol: t.symbol.slice(0, 10) });
+
+    const bySymbol = await get('/api/v1/tokens?symbol=usdc');
+    expect(bySymbol.body.data).toMatchObject({ total: 1, tokens: [{ mint: MINTS.USDC, symbol: 'USDC' }] });
+    expect((await get(`/api/v1/tokens?symbol=${market.tokens[5].symbol}&mint=${market.tokens[5].mint}`)).body.data.total).toBe(1);
+    expect((await get('/api/v1/tokens?symbol=NOSUCH')).body.data).toEqual({ tokens: [], total: 0, nextOffset: null });
+    expect(await get('/api/v1/tokens?symbol=%01')).toEqual({ status: 400, body: { success: false, error: 'invalid symbol' } });
   });
 
   it('GET /api/v1/markets lists every pool, unroutable ones with their reason', async () => {

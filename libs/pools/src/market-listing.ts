@@ -1,10 +1,11 @@
 /**
  * The projection's listings: every pool account seen, routable or not, with the reason
- * (MarketInfo), and every mint of the token graph with its decimals and pool count (TokenInfo).
+ * (MarketInfo), and every mint of the token graph with its decimals, pool count, symbol and name (TokenInfo).
  */
 import type { Pool } from '@app/amm';
 import type { PoolEntry } from './account-slots';
 import { isUnroutable } from './program-registry';
+import type { TokenNames } from './token-names';
 
 export interface MarketInfo {
   address: string;
@@ -25,6 +26,9 @@ export interface TokenInfo {
   decimals: number | null;
   /** routable pools that trade this mint */
   pools: number;
+  /** from the mint's Token-2022 metadata extension or its Metaplex Metadata account; null when neither is known */
+  symbol: string | null;
+  name: string | null;
 }
 
 /** the pools' listings, by address */
@@ -43,8 +47,11 @@ export function listMarkets(pools: Iterable<PoolEntry>): MarketInfo[] {
 }
 
 /** the mints of the token graph (`adjacency`: routable pools per mint), most pools first */
-export function listTokens(adjacency: ReadonlyMap<string, readonly Pool[]>, decimalsByMint: ReadonlyMap<string, number>): TokenInfo[] {
+export function listTokens(adjacency: ReadonlyMap<string, readonly Pool[]>, decimalsByMint: ReadonlyMap<string, number>, names: TokenNames): TokenInfo[] {
   const out: TokenInfo[] = [];
-  for (const [mint, pools] of adjacency) out.push({ mint, decimals: decimalsByMint.get(mint) ?? null, pools: pools.length });
+  for (const [mint, pools] of adjacency) {
+    const n = names.of(mint);
+    out.push({ mint, decimals: decimalsByMint.get(mint) ?? null, pools: pools.length, symbol: n?.symbol ?? null, name: n?.name ?? null });
+  }
   return out.sort((a, b) => b.pools - a.pools || (a.mint < b.mint ? -1 : a.mint > b.mint ? 1 : 0));
 }

@@ -2,6 +2,7 @@ import { _testing } from '@app/amm/routing/compiled-graph';
 import { CpmmPool, findBestRoute, type TokenGraph } from '@app/amm';
 import { encodePoolUpdate, type PoolUpdate } from '@app/contracts';
 import { MINTS, PROGRAM_IDS } from '@app/solana';
+import { EXTENSION_TYPE, TOKEN_METADATA_PROGRAM_ID, decodeMint, encodeMetaplexMetadata, encodeMint, encodeTokenMetadataExtension, metadataAddress } from '@app/solana';
 import { decodeCpmmPoolState, encodeCpmmPoolState } from '@app/solana';
 import { decodeTokenAccount, encodeTokenAccount } from '@app/solana';
 import { SimMarket } from '@app/sim';
@@ -42,6 +43,28 @@ describe('Projection', () => {
     const tokens = p.tokens();
     expect(tokens.reduce((n, t) => n + t.pools, 0)).toBe(2 * market.pools.length);
     expect(p.markets().every((m) => m.routable && m.label === 'Raydium CPMM')).toBe(true);
+  });
+
+  it("names each mint from the log: its Token-2022 metadata extension first, else its Metaplex Metadata account, else null", () => {
+    const { market, genesis, p } = fresh();
+    const t = market.tokens[4];
+    expect(p.tokens().find((x) => x.mint === t.mint)).toMatchObject({ symbol: t.symbol, name: `Simulated ${t.symbol}` });
+    // the mint becomes a Token-2022 mint with its own TokenMetadata extension: that one names it
+    const mint = genesis.find((u) => u.address === t.mint)!;
+    const decoded = decodeMint(mint.data!, mint.owner);
+    const ext = encodeTokenMetadataExtension({ mint: t.mint, name: 'Own Name', symbol: 'OWN', uri: '' });
+    const t22 = encodeMint({ ...decoded, extensions: [{ type: EXTENSION_TYPE.tokenMetadata, data: ext }] });
+    let offset = genesis.length;
+    p.applyBatch(records([{ ...mint, owner: PROGRAM_IDS.token2022, data: t22, slot: mint.slot + 1 }], offset++));
+    expect(p.tokens().find((x) => x.mint === t.mint)).toMatchObject({ symbol: 'OWN', name: 'Own Name' });
+    // another token's Metadata account closed: no name; a Metadata account naming another mint is not taken
+    const u = market.tokens[5];
+    const md = genesis.find((x) => x.address === metadataAddress(u.mint))!;
+    p.applyBatch(records([{ ...md, data: null, slot: md.slot + 1 }], offset++));
+    expect(p.tokens().find((x) => x.mint === u.mint)).toMatchObject({ symbol: null, name: null });
+    const foreign = encodeMetaplexMetadata({ updateAuthority: MINTS.USDC, mint: MINTS.USDT, name: 'Tether', symbol: 'USDT', uri: '' });
+    p.applyBatch(records([{ ...md, owner: TOKEN_METADATA_PROGRAM_ID, data: foreign, slot: md.slot + 2 }], offset++));
+    expect(p.tokens().find((x) => x.mint === u.mint)).toMatchObject({ symbol: null, name: null });
   });
 
   it('re-materialises exactly the pool whose vault changed', () => {

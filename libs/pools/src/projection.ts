@@ -27,6 +27,7 @@ import { cutPool, insertPool, replacementsSince, REPLACED_JOURNAL_LIMIT, swapPoo
 import { DEFAULT_PROGRAM_MODULES } from './program-modules';
 import { isUnroutable, ProgramRegistry, type AccountLookup, type AccountView, type BuildResult, type ProgramModule } from './program-registry';
 import { looksLikeMint, moveTokenAccount, tokenAuthorityOf } from './token-accounts';
+import { TokenNames } from './token-names';
 
 /**
  * A held reference to the pool at an address (Projection.poolRef): reading the pool through it
@@ -90,6 +91,8 @@ export class Projection implements TokenGraph {
   private readonly counters: ProjectionCounters = { applied: 0, rejected: 0, rejectedReasons: {} };
   private lastRejectionText: string | null = null;
   private readonly lookupTables = new Set<string>();
+  /** symbols and names of the mints, from the accounts held */
+  private readonly names = new TokenNames((address) => this.account(address));
 
   constructor(modules: readonly ProgramModule[] = DEFAULT_PROGRAM_MODULES) {
     this.registry = new ProgramRegistry(modules);
@@ -513,7 +516,7 @@ export class Projection implements TokenGraph {
   /** every mint of the token graph, most pools first */
   tokens(): TokenInfo[] {
     this.settle();
-    return listTokens(this.adjacency, this.decimalsByMint);
+    return listTokens(this.adjacency, this.decimalsByMint, this.names);
   }
 }
 

@@ -4,6 +4,7 @@
  * Projection (except the deliberately complete pump.fun curves) and quotes, prices are consistent
  * with the latent prices (no arbitrage loops), and the run is deterministic.
  */
+import { TOKEN_METADATA_PROGRAM_ID, decodeMetaplexMetadata } from '@app/solana';
 import { decodeSerumMarketAccounts } from '@app/solana/instructions/programs';
 import { findBestRoute } from '@app/amm';
 import { PoolQuoteError } from '@app/amm';
@@ -65,6 +66,8 @@ function decodeAny(u: PoolUpdate): { kind: string; value: unknown } {
     }
     case PROGRAM_IDS.raydiumAmmV4:
       return { kind: 'ammv4:AmmInfo', value: decodeAmmV4Info(d, u.owner, u.address) };
+    case TOKEN_METADATA_PROGRAM_ID:
+      return { kind: 'metaplex:Metadata', value: decodeMetaplexMetadata(d, u.owner, u.address) };
     case PROGRAM_IDS.pumpSwapAmm:
       if (d.subarray(0, 8).equals(PUMP_AMM_POOL_DISCRIMINATOR)) return { kind: 'pumpswap:Pool', value: decodePumpAmmPool(d, u.owner, u.address) };
       if (d.subarray(0, 8).equals(PUMP_AMM_GLOBAL_CONFIG_DISCRIMINATOR)) return { kind: 'pumpswap:GlobalConfig', value: decodePumpAmmGlobalConfig(d, u.owner, u.address) };
@@ -153,7 +156,7 @@ describe('SimMarket with all six programs (the ingestor\'s default market)', () 
       const { kind } = decodeAny(u);
       kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
     }
-    for (const k of ['Mint', 'TokenAccount', 'cpmm:PoolState', 'cpmm:AmmConfig', 'orca:Whirlpool', 'orca:TickArray', 'orca:DynamicTickArray', 'orca:Oracle', 'clmm:PoolState', 'clmm:AmmConfig', 'clmm:TickArrayState', 'clmm:TickArrayBitmapExtension', 'ammv4:AmmInfo', 'pumpswap:Pool', 'pumpswap:GlobalConfig', 'pump:BondingCurve', 'pump:Global', 'pump:FeeConfig']) {
+    for (const k of ['Mint', 'TokenAccount', 'cpmm:PoolState', 'cpmm:AmmConfig', 'orca:Whirlpool', 'orca:TickArray', 'orca:DynamicTickArray', 'orca:Oracle', 'clmm:PoolState', 'clmm:AmmConfig', 'clmm:TickArrayState', 'clmm:TickArrayBitmapExtension', 'ammv4:AmmInfo', 'pumpswap:Pool', 'pumpswap:GlobalConfig', 'pump:BondingCurve', 'pump:Global', 'pump:FeeConfig', 'metaplex:Metadata']) {
       expect([k, kinds.get(k) ?? 0]).toEqual([k, expect.any(Number)]);
       expect(kinds.get(k)).toBeGreaterThan(0);
     }

@@ -1,5 +1,6 @@
 import { cpmmApplySwap } from '@app/amm';
 import { encodePoolUpdate, type PoolUpdate } from '@app/contracts';
+import { decodeMetaplexMetadata, metadataAddress } from '@app/solana';
 import { base58Decode } from '@app/solana';
 import { MINTS, PROGRAM_IDS } from '@app/solana';
 import {
@@ -116,7 +117,8 @@ describe('SimMarket', () => {
   it('every genesis account decodes with the libs/solana decoders to what was generated', () => {
     const byAddress = new Map(genesis.map((u) => [u.address, u]));
     expect(byAddress.size).toBe(genesis.length);
-    expect(genesis.length).toBe(market.feeTiers.length + market.tokens.length + 3 * market.pools.length);
+    // fee tiers, mints and their Metadata accounts, three accounts a pool
+    expect(genesis.length).toBe(market.feeTiers.length + 2 * market.tokens.length + 3 * market.pools.length);
     for (const u of genesis) {
       expect(u.slot).toBe(market.startSlot);
       expect(u.source).toBe('sim');
@@ -130,6 +132,8 @@ describe('SimMarket', () => {
     }
     expect(market.feeTiers.map((t) => t.config.tradeFeeRate)).toEqual([2500n, 10000n, 20000n, 40000n]);
     for (const t of market.tokens) {
+      const md = byAddress.get(metadataAddress(t.mint))!;
+      expect(decodeMetaplexMetadata(md.data!, md.owner)).toMatchObject({ mint: t.mint, symbol: t.symbol.slice(0, 10) });
       const u = byAddress.get(t.mint)!;
       expect(u.owner).toBe(PROGRAM_IDS.token);
       expect(u.lamports).toBe(1461600n);
@@ -259,7 +263,7 @@ describe('SimMarket', () => {
     const updates = big.genesis();
     const ms = Number(process.hrtime.bigint() - t0) / 1e6;
     expect(big.pools.length).toBe(1000);
-    expect(updates.length).toBe(4 + 64 + 3000);
+    expect(updates.length).toBe(4 + 2 * 64 + 3000);
     // eslint-disable-next-line no-console
     console.log(`genesis with 1000 pools: ${ms.toFixed(0)} ms`);
   });

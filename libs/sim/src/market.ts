@@ -25,6 +25,7 @@ import type { PoolUpdate } from '@app/contracts';
 import { buildLookupTables } from '@app/solana';
 import { MINTS, PROGRAM_IDS } from '@app/solana';
 import { EXTENSION_TYPE, encodeMint, type TokenExtension } from '@app/solana';
+import { TOKEN_METADATA_PROGRAM_ID, encodeMetaplexMetadata, metadataAddress } from '@app/solana';
 import { DEFAULT_START_SLOT, SimContext, U64_MAX, randomKey, raw, type SimToken, type SwapDraw } from './context';
 import { planPools } from './plan';
 import { Prng } from './prng';
@@ -35,6 +36,11 @@ import { PumpFunSim } from './programs/pump-fun';
 import { RaydiumAmmV4Sim } from './programs/raydium-amm-v4';
 import { RaydiumClmmSim } from './programs/raydium-clmm';
 import { RaydiumCpmmSim, type SimFeeTier, type SimPool } from './programs/raydium-cpmm';
+
+/** the update authority of the tokens' Metadata accounts (a fixed key: it takes no draw from the market's generator) */
+const METADATA_AUTHORITY = 'Simmeta111111111111111111111111111111111111';
+/** the names mainnet's Metadata accounts give the well-known mints */
+const WELL_KNOWN_NAMES: Record<string, string> = { [MINTS.SOL]: 'Wrapped SOL', [MINTS.USDC]: 'USD Coin', [MINTS.USDT]: 'USDT' };
 
 export { DEFAULT_START_SLOT, GENESIS_UNIX_TIME, SIM_SOURCE, SLOTS_PER_EPOCH, rentExemptLamports } from './context';
 export type { SimToken } from './context';
@@ -223,7 +229,20 @@ export class SimMarket {
       }
       out.push(...this.lookupTableUpdates(addrs));
     }
+    for (const t of this.ctx.tokens) out.push(this.metadataUpdate(t));
     return out;
+  }
+
+  /**
+   * A token's Metaplex Metadata account (its symbol without the simulation's Token-2022 labels,
+   * at most 10 bytes as the program allows; the mainnet names of SOL, USDC and USDT). It never
+   * changes after genesis.
+   */
+  private metadataUpdate(t: SimToken): PoolUpdate {
+    const symbol = t.symbol.replace(/-T22(FEE)?$/u, '').slice(0, 10);
+    const name = WELL_KNOWN_NAMES[t.mint] ?? `Simulated ${symbol}`;
+    const data = encodeMetaplexMetadata({ updateAuthority: METADATA_AUTHORITY, mint: t.mint, name, symbol, uri: '' });
+    return this.ctx.record(metadataAddress(t.mint), TOKEN_METADATA_PROGRAM_ID, data);
   }
 
   /** true when out[k] is one of the market's mint accounts (written between shared and pools) */

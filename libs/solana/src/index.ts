@@ -18,3 +18,5 @@ export { findProgramAddress } from './pda';
 export { classifyRpcError, deriveWsUrl, rpcEndpoints } from './rpc-endpoint';
 export type { RpcEndpoint } from './rpc-endpoint';
 export { encodeSerumMarket, serumVaultSignerNonce } from './serum-market';
+export { TOKEN_METADATA_PROGRAM_ID, decodeMetaplexMetadata, encodeMetaplexMetadata, encodeTokenMetadataExtension, metadataAddress, mintTokenMetadata } from './token-metadata';
+export type { TokenMetadata } from './token-metadata';

@@ -5,10 +5,10 @@
  */
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, Max, Min, Validate, ValidatorConstraint, type ValidatorConstraintInterface } from 'class-validator';
+import { IsIn, IsInt, IsOptional, Matches, Max, Min, Validate, ValidatorConstraint, type ValidatorConstraintInterface } from 'class-validator';
 import { dexProgramId } from '../quote/route-controls';
 import { PublicKeyConstraint } from '../swap/swap-body.dto';
-import type { MarketInfo } from '@app/pools';
+import type { MarketInfo, TokenInfo } from '@app/pools';
 
 export const MAX_PAGE = 1000;
 
@@ -61,10 +61,21 @@ export class TokensQueryDto extends PageQueryDto {
   @IsOptional()
   @Validate(PublicKeyConstraint)
   mint?: string;
+
+  @ApiPropertyOptional({ description: 'only tokens with this symbol (case-insensitive, exact), as their on-chain metadata names it', example: 'USDC' })
+  @IsOptional()
+  @Matches(/^[^\u0000-\u001f]{1,32}$/u)
+  symbol?: string;
+}
+
+/** the filter of a tokens query: the mint, and the symbol without regard to case */
+export function tokenFilter(q: TokensQueryDto): (t: TokenInfo) => boolean {
+  const symbol = q.symbol?.toLowerCase();
+  return (t) => (q.mint === undefined || t.mint === q.mint) && (symbol === undefined || t.symbol?.toLowerCase() === symbol);
 }
 
 export const MARKETS_PARAM_ORDER = ['mint', 'program', 'routable', 'limit', 'offset'] as const;
-export const TOKENS_PARAM_ORDER = ['mint', 'limit', 'offset'] as const;
+export const TOKENS_PARAM_ORDER = ['mint', 'symbol', 'limit', 'offset'] as const;
 
 export interface Page<T> {
   items: T[];

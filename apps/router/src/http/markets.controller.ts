@@ -4,7 +4,7 @@ import type { MarketInfo, TokenInfo } from '@app/pools';
 import { ProjectionService } from '../projection/projection.service';
 import { createApiValidationPipe, UNKNOWN_PARAMETER } from './api-error';
 import { ApiErrorTexts } from './api-errors';
-import { MARKETS_PARAM_ORDER, MAX_PAGE, MarketsQueryDto, TOKENS_PARAM_ORDER, TokensQueryDto, marketFilter, pageOf } from './listing-query.dto';
+import { MARKETS_PARAM_ORDER, MAX_PAGE, MarketsQueryDto, TOKENS_PARAM_ORDER, TokensQueryDto, marketFilter, pageOf, tokenFilter } from './listing-query.dto';
 import { MarketsEnvelopeDto, TokensEnvelopeDto } from './response.dto';
 
 const marketsPipe = createApiValidationPipe(MARKETS_PARAM_ORDER, { forbidUnknown: true });
@@ -18,11 +18,14 @@ export class MarketsController {
   constructor(private readonly projections: ProjectionService) {}
 
   @Get('tokens')
-  @ApiOperation({ summary: 'Tokens of the routing graph with their decimals and number of routable pools, filtered by mint', description: PAGING })
+  @ApiOperation({
+    summary: 'Tokens of the routing graph with their decimals, number of routable pools, and symbol and name from their on-chain metadata (Token-2022 extension or Metaplex Metadata; null when none), filtered by mint or symbol',
+    description: PAGING,
+  })
   @ApiOkResponse({ type: TokensEnvelopeDto })
-  @ApiErrorTexts({ 400: [`${UNKNOWN_PARAMETER} <name>`, 'invalid mint', 'invalid limit', 'invalid offset'] })
+  @ApiErrorTexts({ 400: [`${UNKNOWN_PARAMETER} <name>`, 'invalid mint', 'invalid symbol', 'invalid limit', 'invalid offset'] })
   tokens(@Query(tokensPipe) q: TokensQueryDto): { success: true; data: { tokens: TokenInfo[]; total: number; nextOffset: number | null } } {
-    const page = pageOf(this.projections.projection.tokens(), (t) => q.mint === undefined || t.mint === q.mint, q);
+    const page = pageOf(this.projections.projection.tokens(), tokenFilter(q), q);
     return { success: true, data: { tokens: page.items, total: page.total, nextOffset: page.nextOffset } };
   }
 

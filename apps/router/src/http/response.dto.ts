@@ -59,6 +59,8 @@ export class TokenDto {
   @ApiProperty() mint!: string;
   @ApiProperty({ type: 'integer', nullable: true }) decimals!: number | null;
   @ApiProperty({ type: 'integer', description: 'routable pools trading the mint' }) pools!: number;
+  @ApiProperty({ type: 'string', nullable: true, description: "the mint's Token-2022 metadata extension or Metaplex Metadata symbol; null when neither is known" }) symbol!: string | null;
+  @ApiProperty({ type: 'string', nullable: true, description: 'the name beside that symbol' }) name!: string | null;
 }
 
 export class TokensDataDto {
