@@ -11,6 +11,8 @@ import { StreamModule } from '../apps/stream/src/stream.module';
 import type { EmbeddedLog } from '@app/log/embedded/embedded-log';
 import { configureLogging } from '@app/observability/logger';
 import { MINTS } from '@app/solana';
+import type { IncomingMessage } from 'node:http';
+import WebSocket from 'ws';
 import { appendUpdates, closeApp, poolLog, serveOn } from './support/app';
 
 @Module({ imports: [RouterModule, StreamModule] })
@@ -139,6 +141,25 @@ describe('observability e2e', () => {
       expect(typeof a.durationMs).toBe('number');
       expect(Date.parse(a.time as string)).toBeGreaterThan(0);
     }
+  });
+
+  it('a WebSocket upgrade has its request id in the handshake and one access-log line: 101 accepted', async () => {
+    const from = lines.length;
+    const ws = new WebSocket(`${base.replace('http', 'ws')}/api/v1/stream`, { headers: { 'x-request-id': 'ws-trace-7' } });
+    const upgraded = new Promise<IncomingMessage>((resolve, reject) => {
+      ws.once('upgrade', resolve);
+      ws.once('error', reject);
+    });
+    const opened = new Promise((r) => ws.once('open', r));
+    expect((await upgraded).headers['x-request-id']).toBe('ws-trace-7');
+    await opened;
+    ws.close();
+    await new Promise((r) => setTimeout(r, 50));
+    const access = lines
+      .slice(from)
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((l) => l.msg === 'request');
+    expect(access).toEqual([expect.objectContaining({ reqId: 'ws-trace-7', method: 'GET', route: '/api/v1/stream', path: '/api/v1/stream', status: 101, durationMs: expect.any(Number) })]);
   });
 
   it('/ready: 200 with the projection caught up, reporting its lag and the newest record age', async () => {

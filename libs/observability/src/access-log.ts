@@ -3,6 +3,8 @@
  * made, and echoed), serves GET /metrics, and when the answer is done writes one access-log line
  * (method, route pattern, path, status, duration, key id when keys are on) and records the
  * request in the HTTP metrics. The query string is never logged (the stream's `?key=` holds a key).
+ * A WebSocket upgrade, which no middleware sees, gets the same line and metric from the stream's
+ * adapter (upgradeAccess), with status 101 when it is accepted.
  */
 import type { IncomingMessage, ServerResponse } from 'http';
 import { logger } from './logger';
@@ -61,4 +63,28 @@ export function accessLog(req: IncomingMessage, res: ServerResponse, next: () =>
     }
     next();
   });
+}
+
+/**
+ * A WebSocket upgrade request's context, opened as accessLog opens a request's: its id (taken
+ * or made; the adapter echoes it in the handshake) and `finish(status)`, which writes the
+ * upgrade's one access-log line (route: the path, a fixed endpoint) and records its metric.
+ */
+export function upgradeAccess(req: IncomingMessage): { id: string; finish: (status: number) => void } {
+  const start = process.hrtime.bigint();
+  const id = requestIdFor(req.headers['x-request-id']);
+  runInRequestContext(req, id, () => undefined);
+  let done = false;
+  return {
+    id,
+    finish: (status) => {
+      if (done) return;
+      done = true;
+      const path = pathOf(req as Req);
+      const seconds = secondsSince(start);
+      metrics.httpRequest('GET', path, status, seconds);
+      const keyId = requestContextOf(req)?.keyId;
+      logger().info({ reqId: id, method: req.method, route: path, path, status, durationMs: Math.round(seconds * 1e4) / 10, ...(keyId === undefined ? {} : { keyId }) }, 'request');
+    },
+  };
 }

@@ -1,4 +1,4 @@
-export { accessLog } from './access-log';
+export { accessLog, upgradeAccess } from './access-log';
 export { logger } from './logger';
 export { metrics, secondsSince } from './metrics';
 export { startOpsServer } from './ops-server';
