@@ -5,7 +5,7 @@
  * random reserves (vault balances net of the pnl owed, as both take them) and amounts, both
  * directions.
  *
- * Where the SDK is not the program (DESIGN.md, and the comment in math.ts):
+ * Where the SDK is not the program (../shared/DESIGN.md, and the comment in math.ts):
  *  - The SDK hard-codes the fee 25 / 10000; the program (and we) use the pool's own
  *    swapFeeNumerator / swapFeeDenominator. The comparison uses pools at 25 / 10000, the value
  *    nearly every v4 pool carries; other fees are covered by our own specs.

@@ -76,7 +76,7 @@ export function jsonBodyParser(): RequestHandler {
   });
 }
 
-/** the server's timeouts and connection cap (README: HTTP limits) */
+/** the server's timeouts and connection cap (the HTTP_* settings of the README) */
 export function applyServerLimits(server: Server, config: Pick<AppConfig, 'httpHeadersTimeoutMs' | 'httpRequestTimeoutMs' | 'httpKeepAliveTimeoutMs' | 'httpMaxConnections'>): void {
   server.headersTimeout = config.httpHeadersTimeoutMs;
   server.requestTimeout = config.httpRequestTimeoutMs;

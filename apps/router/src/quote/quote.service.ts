@@ -29,7 +29,7 @@ export interface QuoteSource extends TokenGraph {
  * A quote on a projection (plain function: no Nest, usable by replay and audit tools and by the
  * stream's recomputation). With an aggregator fee, the amounts and bound include it, and under
  * FEE_ROUTES=multi-hop the best direct route is served when it nets the user more than the best
- * route (see aggregator-fee.ts). Throws the route errors of route-search (NoPoolError, NoRouteError,
+ * route (see aggregator-fee.ts). Throws the route errors of the route search (NoPoolError, NoRouteError,
  * InsufficientLiquidityError). Provenance is read before the search; the search is synchronous,
  * so it runs on exactly that state.
  */
@@ -56,7 +56,7 @@ export function routedQuoteOn(source: QuoteSource, p: QuoteParams, fee: FeeSched
   return { route, response: buildQuoteResponse(route, { slippageBps: p.slippageBps, contextSlot, logPosition, fee }) };
 }
 
-/** Quotes from the current projection; throws the route errors of route-search. */
+/** Quotes from the current projection; throws the route errors of the route search. */
 @Injectable()
 export class QuoteService {
   /** the configured fee the quotes include (null: none) */

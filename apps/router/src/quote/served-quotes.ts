@@ -19,7 +19,7 @@ export interface KeptQuote {
   route: Route;
 }
 
-/** the error texts and statuses of a build by quoteId (README, OpenAPI) */
+/** the error texts and statuses of a build by quoteId (docs/api.md, OpenAPI) */
 export const QUOTE_ID_ERRORS = {
   /** 404: never served here, or no longer kept */
   notFound: 'quote not found',
