@@ -364,7 +364,7 @@ export class QuoteCore {
    *     and nothing is queued;
    *   - else (a pool cannot fill the amount: a split of paths might) a full search is queued.
    * Searching such dust tuples again whenever an estimate rose took most of the background
-   * searches and almost never found a route (BENCHMARKS.md, stream section).
+   * searches and almost never found a route (docs/live-stream.md).
    */
   private checkWithoutRoute(w: Watched, cause: number | undefined): QuotesChanged | undefined {
     const exactIn = w.mode === 'ExactIn';
