@@ -14,11 +14,12 @@
  * scheduler's (InterestService and debounce-windows.ts); the pending replays it holds are reached
  * through PendingReplays.
  */
-import { evaluatePath, PoolQuoteError, RouteError, type Pool, type Route, type RouteRequest } from '@app/amm';
+import { RouteError, type Pool, type Route, type RouteRequest } from '@app/amm';
 import type { LogMessage } from '@app/log';
 import type { Projection } from '@app/pools';
 import { encodeQuotesChanged, type QuotesChanged, type QuoteTuple } from '@app/contracts';
 import { betterNet, charge, feeBpsFor, findBestNetRoute, type FeeSchedule } from '../quote/aggregator-fee';
+import { gainingOnRoute, gainingWithoutRoute, priceExactly } from './candidate-checks';
 import { PathEstimates, PoolStamps, type EstimablePath } from './path-estimates';
 import { PathInterner, type PathLists } from './path-interner';
 import { impactBps, quoteFields } from './quote-fields';
@@ -325,38 +326,23 @@ export class QuoteCore {
       this.queue.queueForGain(w, cause);
       return undefined;
     }
-    // the candidates that gained (by index), and how they compare with the route now
-    let gaining: number[] | undefined;
-    let ratios: number[] | undefined;
-    const estimates = w.candEst.all();
-    const baseline = w.candRatio;
-    for (let i = 0; i < w.candEst.count; i++) {
-      const e = estimates[i];
-      if (e !== e) continue;
-      const ratio = estimateRatio(w.mode, e, current);
-      if (ratio > Math.max(1, baseline[i]) * (1 + RESEARCH_GAIN)) {
-        (gaining ??= []).push(i);
-        (ratios ??= []).push(ratio);
-      }
-    }
-    if (gaining === undefined) {
+    const gain = gainingOnRoute(w, current);
+    if (gain === undefined) {
       this.queue.unqueue(w);
       return undefined;
     }
     // the route's exact amount on the current pools (no replay is pending: see the scheduler)
     const routeAmount = BigInt(exactIn ? last!.amountOut : last!.amountIn);
-    const best = this.priceExactly(w, gaining.map((i) => w.cands[i]));
+    const best = priceExactly(w, gain.gaining.map((i) => w.cands[i]), this.poolLookup);
     if (best !== undefined && (exactIn ? best.amountOut > routeAmount : best.amountIn < routeAmount)) return this.switchTo(w, best, cause);
-    for (let i = 0; i < gaining.length; i++) baseline[gaining[i]] = ratios![i];
+    for (let i = 0; i < gain.gaining.length; i++) w.candRatio[gain.gaining[i]] = gain.ratios[i];
     this.queue.unqueue(w);
     return undefined;
   }
 
   /**
    * A check of a tuple without a route: its last search found none. Only the candidates whose
-   * estimate moved in the tuple's favour by more than RESEARCH_GAIN since then (the baseline in
-   * `candRatio`: the estimate at that search or at the last such check; 0: it had none, and gains
-   * when it has one) are priced exactly:
+   * estimate gained since then (see gainingWithoutRoute) are priced exactly:
    *   - the best that carries the amount becomes the route at once (a switch, see switchTo);
    *   - when each of them gives nothing out (a dust amount: the float estimate sees a fraction of
    *     a unit that the program's integer math rounds to zero), no search could do better (an
@@ -367,56 +353,19 @@ export class QuoteCore {
    * searches and almost never found a route (docs/live-stream.md).
    */
   private checkWithoutRoute(w: Watched, cause: number | undefined): QuotesChanged | undefined {
-    const exactIn = w.mode === 'ExactIn';
-    let gaining: number[] | undefined;
-    for (let i = 0; i < w.candEst.count; i++) {
-      const e = w.candEst.estimate(i);
-      const base = w.candRatio[i];
-      if (e !== undefined && (base <= 0 ? e > 0 : exactIn ? e > base * (1 + RESEARCH_GAIN) : e * (1 + RESEARCH_GAIN) < base)) (gaining ??= []).push(i);
-    }
+    const gaining = gainingWithoutRoute(w);
     if (gaining === undefined) {
       this.queue.unqueue(w);
       return undefined;
     }
     const paths = gaining.map((i) => w.cands[i]);
-    const best = this.priceExactly(w, paths);
+    const best = priceExactly(w, paths, this.poolLookup);
     if (best !== undefined) return this.switchTo(w, best, cause);
     if (paths.every((c) => c.failedFor === 'zero-output')) {
       for (const i of gaining) w.candRatio[i] = w.candEst.estimate(i) ?? 0;
       this.queue.unqueue(w);
     } else this.queue.queueForGain(w, cause);
     return undefined;
-  }
-
-  /** the best of these candidate paths priced exactly on the current pools (undefined: none carries the amount) */
-  private priceExactly(w: Watched, paths: CandidatePath[]): Route | undefined {
-    const projection = this.pools();
-    const exactIn = w.mode === 'ExactIn';
-    let best: Route | undefined;
-    for (const c of paths) {
-      const pools: Pool[] = [];
-      for (const a of c.pools) {
-        const p = projection.pool(a);
-        if (p === undefined) break;
-        pools.push(p);
-      }
-      if (pools.length !== c.pools.length) continue;
-      const failed = c.failedOn;
-      if (failed !== undefined && pools.every((p, i) => p === failed[i])) continue;
-      let r: Route;
-      try {
-        r = evaluatePath({ pools, mints: c.mints }, w.mode, w.amount);
-      } catch (e) {
-        if (!(e instanceof PoolQuoteError)) throw e;
-        c.failedOn = pools;
-        c.failedFor = e.reason;
-        continue;
-      }
-      c.failedOn = undefined;
-      c.failedFor = undefined;
-      if (best === undefined || (exactIn ? r.amountOut > best.amountOut : r.amountIn < best.amountIn)) best = r;
-    }
-    return best;
   }
 
   /**
