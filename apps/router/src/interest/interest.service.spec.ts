@@ -27,6 +27,33 @@ jest.setTimeout(30_000);
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * The service's internals by name, whichever of its parts holds them (the service, its decider,
+ * search queue, windows, pricing ahead, refreshes, searcher handoff, flush timer): what this spec
+ * reads, sets and wraps. A method read through it is bound to its part; one set through it
+ * replaces the part's own.
+ */
+const internalsOf = (s: InterestService): object => {
+  const x = s as unknown as Record<string, Record<string, unknown>>;
+  const core = x.core as Record<string, Record<string, unknown>>;
+  const parts: Array<Record<string, unknown>> = [x, core, core.queue, x.windows, x.prewarmer, x.refresh, x.handoff, x.flushTimer];
+  const owner = (k: PropertyKey): Record<string, unknown> => parts.find((p) => k in p) ?? x;
+  return new Proxy(
+    {},
+    {
+      get: (_, k) => {
+        const o = owner(k);
+        const v = o[k as string];
+        return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(o) : v;
+      },
+      set: (_, k, v) => {
+        owner(k)[k as string] = v;
+        return true;
+      },
+    },
+  );
+};
+
 describe('InterestService debounce', () => {
   let dir: string;
   let log: EmbeddedLog;
@@ -41,7 +68,7 @@ describe('InterestService debounce', () => {
 
   /** no first search, background search or check is waiting */
   const settled = async (): Promise<void> => {
-    const q = svc as unknown as { urgent: Set<string>; searches: Set<string>; checks: { size: number } };
+    const q = internalsOf(svc) as unknown as { urgent: Set<string>; searches: Set<string>; checks: { size: number } };
     await waitFor(() => q.urgent.size + q.searches.size + q.checks.size === 0, 3_000, 'no first search, background search or check waiting', 10);
   };
   /** the float estimate of one candidate path of one tuple is `factor` times what it is; returns the undo */
@@ -93,7 +120,7 @@ describe('InterestService debounce', () => {
   };
 
   type Watching = { key: string; tuple: QuoteTuple; route?: Route; cands: Array<{ pools: string[]; mints: string[] }> };
-  const watchedTuples = (): Map<string, Watching> => (svc as unknown as { watched: Map<string, Watching> }).watched;
+  const watchedTuples = (): Map<string, Watching> => (internalsOf(svc) as unknown as { watched: Map<string, Watching> }).watched;
   /**
    * a tuple with a route and a candidate path none of whose pools is on that route; of those, the
    * one that leaves the most other tuples' routes clear of both (`clear`: those tuples)
@@ -136,7 +163,7 @@ describe('InterestService debounce', () => {
     timerAt: number;
     prewarm: (started: number, waiting: boolean) => void;
   };
-  const scheduling = (): Scheduling => svc as unknown as Scheduling;
+  const scheduling = (): Scheduling => internalsOf(svc) as unknown as Scheduling;
   /** no flush pending: what runs is what the test calls */
   const noFlushPending = (): void => {
     const internals = scheduling();
@@ -261,7 +288,7 @@ describe('InterestService debounce', () => {
   it('while a window waits for its deadline its routes are priced into their memos; the replays at the deadline push what a replay from nothing gives', async () => {
     await settled();
     type W = { route?: Route; plan?: ReplayPlan; memo: ReplayMemo; amount: bigint; warmFor?: number; last?: { amountIn?: string; amountOut?: string; error?: string } };
-    const internals = svc as unknown as { replays: Iterable<W>; replayDue: number | null; watched: Map<string, W>; prewarm: (started: number, waiting: boolean) => void };
+    const internals = internalsOf(svc) as unknown as { replays: Iterable<W>; replayDue: number | null; watched: Map<string, W>; prewarm: (started: number, waiting: boolean) => void };
     const poolAt = (a: string) => projections.projection.pool(a);
     const prewarm = internals.prewarm;
     let warmedChecked = 0;
@@ -392,7 +419,7 @@ describe('InterestService debounce', () => {
 
   it('pending checks and searches do not spin the event loop while a window waits or replays', async () => {
     // background work that cannot run yet (a window is open): every tuple queued for a search
-    const internals = svc as unknown as { searches: Set<string>; checks: { add(w: unknown): void; size: number }; watched: Map<string, unknown> };
+    const internals = internalsOf(svc) as unknown as { searches: Set<string>; checks: { add(w: unknown): void; size: number }; watched: Map<string, unknown> };
     for (const w of internals.watched.values()) internals.checks.add(w);
     const flush = jest.spyOn(svc, 'flush');
     try {
@@ -535,7 +562,7 @@ describe('InterestService debounce', () => {
   it('a switch is refined by a full search only when its price impact leaves a split room to gain more than 5 bp', async () => {
     await pause(300); // earlier work settles
     type W = { key: string; route?: Route; last?: { priceImpactBps: number } };
-    const internals = svc as unknown as { watched: Map<string, W>; searches: Set<string>; checks: { add(w: W): void; size: number }; urgent: Set<string>; switchTo: (w: W, r: Route, cause: number) => { priceImpactBps: number } };
+    const internals = internalsOf(svc) as unknown as { watched: Map<string, W>; searches: Set<string>; checks: { add(w: W): void; size: number }; urgent: Set<string>; switchTo: (w: W, r: Route, cause: number) => { priceImpactBps: number } };
     // larger amounts of the first pair, for routes with some price impact
     const big = [8, 9, 10, 11].map((e) => ({ ...tuples[0], amount: String(10 ** e), exactIn: true }));
     for (const tuple of big) await writer.append(TOPICS.quoteInterest, [{ key: tupleKey(tuple), value: encodeQuoteInterest({ op: 'add', instance: 'i1', tuple }) }]);
@@ -563,7 +590,7 @@ describe('InterestService debounce', () => {
     await pause(300); // earlier work settles
     type C = { pools: string[]; mints: string[] };
     type W = { key: string; tuple: QuoteTuple; mode: string; amount: bigint; route?: Route; cands: C[]; candRatio: number[]; last?: { amountOut: string } };
-    const internals = svc as unknown as { watched: Map<string, W>; searches: Set<string>; checks: { add(w: W): void; size: number }; urgent: Set<string> };
+    const internals = internalsOf(svc) as unknown as { watched: Map<string, W>; searches: Set<string>; checks: { add(w: W): void; size: number }; urgent: Set<string> };
     await settled();
     // an ExactIn tuple and a candidate path that is not its route and prices worse than it exactly (but within a factor 5)
     let pick: { w: W; c: C } | undefined;
@@ -621,7 +648,7 @@ describe('InterestService debounce', () => {
     await pause(300); // earlier work settles
     type C = { pools: string[]; mints: string[]; failedOn?: unknown[]; failedFor?: string };
     type W = { key: string; mode: string; amount: bigint; route?: Route; cands: C[]; candRatio: number[] };
-    const internals = svc as unknown as {
+    const internals = internalsOf(svc) as unknown as {
       watched: Map<string, W>;
       searches: Set<string>;
       checks: { add(w: W): void; size: number };
@@ -680,7 +707,7 @@ describe('InterestService debounce', () => {
   it('a tuple without a route whose gaining candidate paths give nothing out for its amount (dust) is not searched again: their estimates become the baseline', async () => {
     type C = { pools: string[]; mints: string[]; failedFor?: string };
     type W = { key: string; mode: string; amount: bigint; route?: Route; cands: C[]; candRatio: number[] };
-    const internals = svc as unknown as { watched: Map<string, W>; searches: Set<string>; checks: { add(w: W): void } };
+    const internals = internalsOf(svc) as unknown as { watched: Map<string, W>; searches: Set<string>; checks: { add(w: W): void } };
     // one unit of the first token in: every path rounds it to nothing out
     const dust: QuoteTuple = { ...tuples[0], amount: '1', exactIn: true };
     const key = tupleKey(dust);
@@ -726,7 +753,7 @@ describe('InterestService debounce', () => {
     await settled();
     type C = { pools: string[]; mints: string[] };
     type W = { key: string; mode: 'ExactIn' | 'ExactOut'; amount: bigint; route?: Route; cands: C[]; last?: { error?: string } };
-    const internals = svc as unknown as { watched: Map<string, W>; search: (w: W) => W['last']; adopt: (w: W, r: Route) => W['last'] };
+    const internals = internalsOf(svc) as unknown as { watched: Map<string, W>; search: (w: W) => W['last']; adopt: (w: W, r: Route) => W['last'] };
     noFlushPending();
     // every tuple searched on the pools as they are: its last quote is what a search gives now
     for (const w of internals.watched.values()) w.last = internals.search(w);
@@ -762,7 +789,7 @@ describe('InterestService debounce', () => {
     await settled();
     type C = { pools: string[]; mints: string[] };
     type W = { key: string; mode: 'ExactIn' | 'ExactOut'; amount: bigint; route?: Route; cands: C[]; candRatio: number[]; last?: { error?: string; amountOut: string; amountIn: string } };
-    const internals = svc as unknown as {
+    const internals = internalsOf(svc) as unknown as {
       watched: Map<string, W>;
       search: (w: W) => W['last'];
       adopt: (w: W, r: Route) => W['last'];
@@ -908,7 +935,7 @@ describe('InterestService debounce', () => {
       setCandidates: (w: W, cands: C[]) => void;
       ask: (s: RouteSearcher, w: W, cause: number | undefined) => void;
     };
-    const internals = (): Internals => svc as unknown as Internals;
+    const internals = (): Internals => internalsOf(svc) as unknown as Internals;
     /** a tuple searched now whose route is the best of its candidate paths, and a candidate path 10+ bp worse */
     const tupleWithWorse = (): { w: W; worse: C; best: Route } => {
       for (const w of internals().watched.values()) {
@@ -1032,7 +1059,7 @@ describe('InterestService debounce', () => {
   it('a candidate path\'s estimate walks again only from the first hop whose pool changed: always equal to a fresh estimate', async () => {
     type C = { pools: string[]; mints: string[] };
     type W = { mode: string; amount: bigint; cands: C[]; candEst: PathEstimates; route?: Route; routeEst?: PathEstimates };
-    const internals = svc as unknown as { watched: Map<string, W> };
+    const internals = internalsOf(svc) as unknown as { watched: Map<string, W> };
     const compare = (): number => {
       let n = 0;
       for (const w of internals.watched.values()) {
@@ -1079,7 +1106,7 @@ describe('InterestService debounce', () => {
       for (const c of w.cands) c.pools.forEach(hold);
       if (w.routeEst) w.route!.hops.forEach((h) => hold(h.pool.address));
     }
-    const table = (svc as unknown as { poolStamps: { size: number; ids: Map<string, number>; holders: number[] } }).poolStamps;
+    const table = (internalsOf(svc) as unknown as { poolStamps: { size: number; ids: Map<string, number>; holders: number[] } }).poolStamps;
     expect(table.size).toBe(holds.size);
     for (const [a, n] of holds) expect(table.holders[table.ids.get(a)!]).toBe(n);
   });
@@ -1087,7 +1114,7 @@ describe('InterestService debounce', () => {
   it('a search queued for a candidate gain is withdrawn when a later check finds no gain; one queued because a pool entered the graph is not', async () => {
     await pause(300); // earlier work settles: every route was searched on the current pools, no candidate gains
     type W = { key: string; route?: unknown; cands: unknown[]; queuedBy?: number; searchForGain?: boolean };
-    const internals = svc as unknown as { watched: Map<string, W>; searches: Set<string>; checks: { add(w: W): void; size: number }; urgent: Set<string> };
+    const internals = internalsOf(svc) as unknown as { watched: Map<string, W>; searches: Set<string>; checks: { add(w: W): void; size: number }; urgent: Set<string> };
     const [w, v] = [...internals.watched.values()].filter((x) => x.route && x.cands.length > 1);
     expect(v).toBeDefined();
     await settled();
@@ -1112,13 +1139,13 @@ describe('InterestService debounce', () => {
   it('searches queued for a candidate gain are served newest first; one that waited longer than SEARCH_STALE_MS is withdrawn unrun', async () => {
     await pause(300); // earlier work settles
     type W = { key: string; route?: unknown; queuedBy?: number; searchForGain?: boolean };
-    const internals = svc as unknown as { watched: Map<string, W>; searches: Set<string>; gainSearches: string[]; checks: { add(w: W): void; size: number }; urgent: Set<string> };
+    const internals = internalsOf(svc) as unknown as { watched: Map<string, W>; searches: Set<string>; gainSearches: string[]; checks: { add(w: W): void; size: number }; urgent: Set<string> };
     await settled();
     const [stale, older, newer] = [...internals.watched.values()].filter((x) => x.route);
     expect(newer).toBeDefined();
     // the order the searches run in, and the change each answers
     const ran: Array<[string, number | undefined]> = [];
-    const spied = svc as unknown as { search: (w: W) => unknown };
+    const spied = internalsOf(svc) as unknown as { search: (w: W) => unknown };
     const search = spied.search;
     spied.search = function (this: unknown, w: W) {
       ran.push([w.key, w.queuedBy]);

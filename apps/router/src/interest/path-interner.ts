@@ -1,8 +1,8 @@
 /**
  * One shared copy of each candidate path's address lists. The live stream keeps a few candidate
  * paths per tuple (its pools and its mints, as the route search found them), and the tuples of
- * one pair (the same tokens, other amounts or sides) keep the same paths: in the live stream
- * benchmark, 45,715 candidate paths of 10,000 tuples had 3,361 distinct pool lists. Each search
+ * one pair (the same tokens, other amounts or sides) keep the same paths, so most of the lists
+ * repeat (figures in docs/live-stream.md). Each search
  * and each candidate refresh builds the lists anew; the interner hands back the lists it already
  * holds for the same path, so the tuples share them, and the new lists are garbage at once
  * instead of living (and being marked by every major collection) as long as the tuple keeps them.

@@ -3,7 +3,7 @@
  * (SEARCH_WORKER): a searcher answers later, on pools of its own that may be a few
  * milliseconds apart from the service's, with routes and candidate paths named by pool address.
  * The service prices what it gets again on its own pools before it quotes it (see
- * InterestService.takeSearch), so every push stays an exact quote of the service's state.
+ * QuoteCore.takeSearch), so every push stays an exact quote of the service's state.
  *
  * Adapters: InlineSearcher (this thread, on a graph it is given: the asynchronous contract without
  * a thread) and WorkerSearcher (worker-searcher.ts: a worker thread with its own projection of

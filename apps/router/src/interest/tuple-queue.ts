@@ -3,7 +3,7 @@
  * debounce windows' replays and its checks in. A window queues hundreds to thousands of tuples
  * and runs them off one by one, every tenth of a second under load; a JS Set grows and shrinks
  * its hash table with it (a new table each time, the large ones straight in the old generation),
- * and those tables were a sixth of what outlived the quote thread's scavenges. Here each item
+ * and those tables were a large part of what outlived the quote thread's scavenges. Here each item
  * carries its own position in the queue (in `pos[slot]`, one slot per queue it may be in), so
  * membership needs no table, and the array of entries is reused once the queue is empty.
  *
