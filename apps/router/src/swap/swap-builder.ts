@@ -2,7 +2,8 @@
  * SwapBuilder: turns an exact route (single path or split) into the instructions of one atomic
  * transaction, with the slippage bound enforced by the swap instructions themselves. Pure: no
  * Nest, no IO; it reads pool state from the `Pool` objects and raw accounts (mints, tick arrays)
- * from an `AccountSource` (the Projection).
+ * from an `AccountSource` (the Projection). What differs per program (its swap instruction, its
+ * compute units, whether it trades native SOL) comes from the program's venue writer (venues/).
  *
  * Instruction order: compute budget (unit limit, optional unit price) → create-idempotent ATAs
  * for every output / intermediate mint (and the input when it is wrapped SOL) → wrap SOL when

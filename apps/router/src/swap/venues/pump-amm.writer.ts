@@ -13,7 +13,7 @@
 import { PumpAmmPool } from '@app/amm';
 import { associatedTokenAddress, PROGRAM_IDS, pumpAmmPoolV2, pumpAmmSwap, pumpAmmUserVolumeAccumulator, SWAP_DISCRIMINATORS } from '@app/solana';
 import { checkRemainingAccounts } from './pump-remaining-accounts';
-import { poolAs, type VenueWriter } from './venue-writer';
+import { poolAs, sellAwareAmounts, type VenueWriter } from './venue-writer';
 
 const UNITS = 100_000;
 /** accounts of the IDL's buy (and buy_exact_quote_in) / sell */
@@ -28,7 +28,7 @@ export const pumpAmmWriter: VenueWriter = {
     const pool = poolAs(h.pool, PumpAmmPool);
     const st = pool.pool;
     const sell = h.inputMint === st.baseMint;
-    const [amount, threshold] = sell && h.mode === 'ExactOut' ? [h.quotedIn, h.amount] : [h.amount, h.bound];
+    const [amount, threshold] = sellAwareAmounts(h, sell);
     return pumpAmmSwap({
       pool: pool.address,
       state: st,

@@ -14,7 +14,7 @@
 import { PumpFunCurve } from '@app/amm';
 import { associatedTokenAddress, MINTS, PROGRAM_IDS, pumpFunBondingCurveV2, pumpFunBuybackFeeRecipient, pumpFunSwap, pumpFunUserVolumeAccumulator, SWAP_DISCRIMINATORS } from '@app/solana';
 import { checkRemainingAccounts } from './pump-remaining-accounts';
-import { poolAs, type VenueWriter } from './venue-writer';
+import { poolAs, sellAwareAmounts, type VenueWriter } from './venue-writer';
 
 const UNITS = 90_000;
 /** accounts of the IDL's buy (and buy_exact_sol_in) / sell */
@@ -29,7 +29,7 @@ export const pumpFunWriter: VenueWriter = {
     const pool = poolAs(h.pool, PumpFunCurve);
     const mint = pool.mintA;
     const sell = h.inputMint === mint;
-    const [amount, threshold] = sell && h.mode === 'ExactOut' ? [h.quotedIn, h.amount] : [h.amount, h.bound];
+    const [amount, threshold] = sellAwareAmounts(h, sell);
     const tokenProgram = h.tokenProgramOf(mint);
     return pumpFunSwap({
       mint,

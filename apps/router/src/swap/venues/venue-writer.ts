@@ -120,3 +120,12 @@ export function poolAs<T extends Pool>(pool: Pool, cls: abstract new (...args: n
   if (!(pool instanceof cls)) throw new BuildError(`no instruction builder for pool ${pool.address} (${pool.label})`);
   return pool;
 }
+
+/**
+ * The amount and threshold of a hop through a program whose sells have no exact-output form: a
+ * sell of an ExactOut route pays its quoted input and requires the exact output as its minimum;
+ * every other hop passes the mode's amount and bound.
+ */
+export function sellAwareAmounts(h: HopBuild, sell: boolean): [amount: bigint, threshold: bigint] {
+  return sell && h.mode === 'ExactOut' ? [h.quotedIn, h.amount] : [h.amount, h.bound];
+}
