@@ -11,7 +11,10 @@
  * - `readSwap` (and `checkSwapAccounts`): the same instruction read back from its data and
  *   accounts, which the sim chain executes against the pool's exact quote.
  * The records live in one table (venue-writers.ts) keyed by the registry's venue ids; nothing
- * else in the router tells programs apart for writing.
+ * else in the router tells programs apart for writing. They sit in the router, not on the
+ * library's `Venue`, because they are made of the router's own parts (its compute-unit model,
+ * its build errors, the sim chain's reading of a transaction) and a library does not depend on
+ * an app; test/venues.contract.spec.ts keeps the two records of a venue together.
  */
 import type { TransactionInstruction } from '@solana/web3.js';
 import type { Pool, SwapMode } from '@app/amm';
