@@ -7,7 +7,7 @@
  */
 import { VersionedTransaction } from '@solana/web3.js';
 import { MINTS, PROGRAM_IDS } from '@app/solana';
-import { AMM_V4_INSUFFICIENT_FUNDS } from '../../apps/router/src/chain/chain-gateway';
+import { AMM_V4_INSUFFICIENT_FUNDS } from '../../apps/router/src/swap/venues/raydium-amm-v4.writer';
 import { simulationFromRpc } from '../../apps/router/src/chain/rpc.gateway';
 import { landSwap, moveSize, poolPairs, REAL_PROGRAM_NAMES, svmWorld, tradeFirst, type SvmWorld } from './svm-world';
 

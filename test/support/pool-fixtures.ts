@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { PublicKey } from '@solana/web3.js';
 import { encodePoolUpdate } from '@app/contracts';
 import { Projection, type ProjectionRecord } from '@app/pools/projection';
-import type { ProgramModule } from '@app/pools/program-registry';
+import type { Venue } from '@app/pools/program-registry';
 
 export const FIXTURES = path.resolve(__dirname, '../..', '..', 'shared', 'fixtures');
 
@@ -49,8 +49,8 @@ export class Feed {
   private offset = 0;
   readonly projection: Projection;
 
-  constructor(modules?: readonly ProgramModule[]) {
-    this.projection = modules ? new Projection(modules) : new Projection();
+  constructor(venues?: readonly Venue[]) {
+    this.projection = venues ? new Projection(venues) : new Projection();
   }
 
   record(a: RawAccount | { address: string; owner: string; data: null }, slot: number): ProjectionRecord {

@@ -1,5 +1,5 @@
 /**
- * Decoding helpers shared by the program modules: token accounts and mints decoded once per
+ * Decoding helpers shared by the venue readers: token accounts and mints decoded once per
  * account content (with the delta path for token amounts), Token-2022 transfer fees per epoch, and
  * the "incomplete pool" plumbing that turns a missing or undecodable account into an Unroutable
  * with its reason. No program knowledge here.
@@ -120,7 +120,7 @@ export function mintWithTransferFee(
 }
 
 /**
- * Runs a module's build: PoolIncomplete becomes an Unroutable carrying its reason and the mints
+ * Runs a venue's build: PoolIncomplete becomes an Unroutable carrying its reason and the mints
  * known so far (`mints` is filled by the build as soon as the pool account is decoded).
  */
 export function building(mints: { mintA?: string; mintB?: string }, build: () => BuildResult): BuildResult {

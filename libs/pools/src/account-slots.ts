@@ -4,7 +4,7 @@
  * with its dependencies and its place in the token graph (PoolEntry).
  */
 import type { Pool } from '@app/amm';
-import type { AccountView, BuildResult, ProgramModule } from './program-registry';
+import type { AccountView, BuildResult, Venue } from './program-registry';
 
 /** a memoised decode: its value, or the error it threw */
 type Memo = { value?: unknown; error?: unknown };
@@ -110,7 +110,7 @@ export interface PoolEntry {
   address: string;
   /** the pool account's slot */
   home: AccountSlot;
-  module: ProgramModule;
+  venue: Venue;
   deps: string[];
   /** the slots of `deps`, in the same order */
   depSlots: AccountSlot[];

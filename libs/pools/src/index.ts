@@ -1,6 +1,9 @@
 export { isUnroutable } from './program-registry';
 export { AccountEntry, AccountSlot } from './account-slots';
-export { DEFAULT_PROGRAM_MODULES } from './program-modules';
+export { VENUES } from './venues';
+/** the same list, under the name apps/ingestor reads it by */
+export { VENUES as DEFAULT_PROGRAM_MODULES } from './venues';
+export type { Venue } from './program-registry';
 export { Projection } from './projection';
 export type { ProjectionCounters } from './projection';
 export type { MarketInfo, TokenInfo } from './market-listing';

@@ -36,9 +36,9 @@ export function listMarkets(pools: Iterable<PoolEntry>): MarketInfo[] {
   const out: MarketInfo[] = [];
   for (const e of pools) {
     const r = e.result;
-    const base = { address: e.address, programId: e.module.programId, lastSlot: e.slot };
+    const base = { address: e.address, programId: e.venue.programId, lastSlot: e.slot };
     if (isUnroutable(r)) {
-      out.push({ ...base, kind: e.module.kind, label: e.module.label, mintA: r.mintA ?? null, mintB: r.mintB ?? null, routable: false, reason: r.unroutable });
+      out.push({ ...base, kind: e.venue.kind, label: e.venue.label, mintA: r.mintA ?? null, mintB: r.mintB ?? null, routable: false, reason: r.unroutable });
     } else {
       out.push({ ...base, kind: r.kind, label: r.label, mintA: r.mintA, mintB: r.mintB, routable: true });
     }

@@ -44,7 +44,7 @@ function complete(): Feed {
   return new Feed().put([whirlpool, ...arrays, samoMint, usdcMint], SLOT);
 }
 
-describe('Orca Whirlpool module on the SAMO/USDC capture', () => {
+describe('Orca Whirlpool venue on the SAMO/USDC capture', () => {
   it('is routable and quotes exactly as the Whirlpool math, both modes and directions', () => {
     const f = complete();
     const pool = f.projection.pool(SAMO_USDC) as WhirlpoolPool;

@@ -32,7 +32,7 @@ import {
 } from '@app/solana';
 import { PROGRAM_IDS } from '@app/solana';
 import { building, decodeAs, mintWithTransferFee, need, PoolIncomplete, routableOrReason } from './account-decoders';
-import type { AccountView, BuildResult, ProgramModule } from './program-registry';
+import type { AccountView, BuildResult, Venue } from './program-registry';
 
 const POOL_DISC = WHIRLPOOL_DISCRIMINATORS.Whirlpool;
 
@@ -44,7 +44,7 @@ function maxBig(...xs: bigint[]): bigint {
   return xs.reduce((m, x) => (x > m ? x : m));
 }
 
-export const orcaWhirlpoolModule: ProgramModule = {
+export const orcaWhirlpoolVenue: Venue = {
   programId: PROGRAM_IDS.orcaWhirlpool,
   label: 'Orca Whirlpool',
   kind: 'concentrated-liquidity',

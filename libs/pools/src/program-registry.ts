@@ -1,7 +1,14 @@
 /**
- * The program registry: one `ProgramModule` per liquidity program turns raw accounts into `Pool`s.
- * The projection knows nothing about any program's layout; adding a program = adding one module
- * to `DEFAULT_PROGRAM_MODULES` (or passing it to the Projection).
+ * The program registry: one `Venue` per liquidity program (keyed by its program id, the venue
+ * id) turns raw accounts into `Pool`s. The projection knows nothing about any program's layout;
+ * adding a program = adding one venue to `VENUES` (or passing it to the Projection).
+ *
+ * A venue here is what reading needs (which accounts are pools, what a pool depends on, how it is
+ * materialised). What writing needs (the swap instruction of a hop, its compute units, the
+ * program's slippage errors, whether it trades native SOL, and the sim chain's reading of that
+ * instruction) is the router's venue writer of the same id (apps/router/src/swap/venues): the
+ * writing side depends on the router's compute-unit model and build errors, which a library must
+ * not reach, and test/venues.contract.spec.ts holds every venue here to have its writer there.
  */
 import type { Pool, PoolKind } from '@app/amm';
 
@@ -41,18 +48,19 @@ export function isUnroutable(r: BuildResult): r is Unroutable {
   return typeof (r as Unroutable).unroutable === 'string';
 }
 
-/** What a module may read from the projection while it lists dependencies or builds a pool. */
+/** What a venue may read from the projection while it lists dependencies or builds a pool. */
 export interface AccountLookup {
   get(address: string): AccountView | undefined;
   /**
    * Addresses of the token accounts (Token or Token-2022) whose owner (authority) field is
-   * `authority`, in first-seen order. Lets a module find an account it cannot derive, e.g. the
+   * `authority`, in first-seen order. Lets a venue find an account it cannot derive, e.g. the
    * mint of a pump.fun curve through the curve's own token account.
    */
   tokenAccountsOwnedBy(authority: string): readonly string[];
 }
 
-export interface ProgramModule {
+/** One liquidity program as the projection reads it. */
+export interface Venue {
   readonly programId: string;
   /** RouteInfo.poolType of this program's pools */
   readonly label: string;
@@ -72,27 +80,27 @@ export interface ProgramModule {
    */
   buildPool(poolAddress: string, get: (address: string) => AccountView | undefined, slot: number, lookup?: AccountLookup): BuildResult;
   /**
-   * When true, a write to a token account whose owner (authority) field is one of this module's
+   * When true, a write to a token account whose owner (authority) field is one of this venue's
    * pool addresses re-materialises that pool (the account need not be listed as a dependency).
    */
   readonly tracksOwnedTokenAccounts?: boolean;
 }
 
 export class ProgramRegistry {
-  private readonly byProgram = new Map<string, ProgramModule>();
+  private readonly byProgram = new Map<string, Venue>();
 
-  constructor(modules: readonly ProgramModule[]) {
-    for (const m of modules) {
-      if (this.byProgram.has(m.programId)) throw new Error(`two modules for program ${m.programId}`);
+  constructor(venues: readonly Venue[]) {
+    for (const m of venues) {
+      if (this.byProgram.has(m.programId)) throw new Error(`two venues for program ${m.programId}`);
       this.byProgram.set(m.programId, m);
     }
   }
 
-  get(programId: string): ProgramModule | undefined {
+  get(programId: string): Venue | undefined {
     return this.byProgram.get(programId);
   }
 
-  modules(): ProgramModule[] {
+  venues(): Venue[] {
     return [...this.byProgram.values()];
   }
 }

@@ -24,8 +24,8 @@ import { AccountEntry, AccountSlot, type PoolEntry } from './account-slots';
 import { mintAccount } from './account-decoders';
 import { listMarkets, listTokens, type MarketInfo, type TokenInfo } from './market-listing';
 import { cutPool, insertPool, replacementsSince, REPLACED_JOURNAL_LIMIT, swapPool, type Adjacency } from './pool-graph';
-import { DEFAULT_PROGRAM_MODULES } from './program-modules';
-import { isUnroutable, ProgramRegistry, type AccountLookup, type AccountView, type BuildResult, type ProgramModule } from './program-registry';
+import { VENUES } from './venues';
+import { isUnroutable, ProgramRegistry, type AccountLookup, type AccountView, type BuildResult, type Venue } from './program-registry';
 import { looksLikeMint, moveTokenAccount, tokenAuthorityOf } from './token-accounts';
 import { TokenNames } from './token-names';
 
@@ -67,7 +67,7 @@ export class Projection implements TokenGraph {
   /** accounts present (slots with an entry) */
   private accountCount = 0;
   private readonly pools = new Map<string, PoolEntry>();
-  /** the pools of modules that track the token accounts they own, by address */
+  /** the pools of venues that track the token accounts they own, by address */
   private readonly trackingPools = new Map<string, PoolEntry>();
   private readonly decimalsByMint = new Map<string, number>();
   /** authority → its token accounts (first-seen order) */
@@ -94,8 +94,8 @@ export class Projection implements TokenGraph {
   /** symbols and names of the mints, from the accounts held */
   private readonly names = new TokenNames((address) => this.account(address));
 
-  constructor(modules: readonly ProgramModule[] = DEFAULT_PROGRAM_MODULES) {
-    this.registry = new ProgramRegistry(modules);
+  constructor(venues: readonly Venue[] = VENUES) {
+    this.registry = new ProgramRegistry(venues);
   }
 
   // ---- writes ----
@@ -153,7 +153,7 @@ export class Projection implements TokenGraph {
         this.decimalsByMint.delete(address);
         slot.hasDecimals = false;
       }
-      // token accounts by authority (for modules that find accounts they cannot derive)
+      // token accounts by authority (for venues that find accounts they cannot derive)
       this.indexTokenAccount(slot, u.owner, data, prev);
       // pools to re-materialise: the account itself when it is (or was) a pool, and its dependents
       if (slot.pool !== undefined || (data !== null && this.isPoolAccount(u.owner, data))) this.markDirty(slot);
@@ -195,7 +195,7 @@ export class Projection implements TokenGraph {
       moveTokenAccount(this.tokenAccountsByAuthority, slot.address, before, after);
       slot.tokenAuthority = after;
     }
-    // a token account owned by a pool of a module that tracks them: re-materialise that pool
+    // a token account owned by a pool of a venue that tracks them: re-materialise that pool
     if (this.trackingPools.size > 0) {
       if (before !== undefined) this.dirtyIfTracking(before);
       if (after !== undefined && after !== before) this.dirtyIfTracking(after);
@@ -285,9 +285,9 @@ export class Projection implements TokenGraph {
   private rematerialise(home: AccountSlot): void {
     const address = home.address;
     const acc = home.entry;
-    const module = acc ? this.registry.get(acc.owner) : undefined;
+    const venue = acc ? this.registry.get(acc.owner) : undefined;
     const old = home.pool;
-    if (!acc || !module || module.accountKind(acc.data) !== module.poolAccountKind) {
+    if (!acc || !venue || venue.accountKind(acc.data) !== venue.poolAccountKind) {
       if (old) {
         this.removeFromGraph(old);
         this.setDependencies(old, []);
@@ -299,12 +299,12 @@ export class Projection implements TokenGraph {
     }
     let deps: string[];
     try {
-      deps = module.poolDependencies(address, acc, this.lookup);
+      deps = venue.poolDependencies(address, acc, this.lookup);
     } catch {
       deps = []; // undecodable pool account: buildPool reports the reason
     }
-    const entry: PoolEntry = old ?? { address, home, module, deps: [], depSlots: [], slot: 0, result: NOT_BUILT, posA: -1, posB: -1, listA: null, listB: null };
-    entry.module = module;
+    const entry: PoolEntry = old ?? { address, home, venue, deps: [], depSlots: [], slot: 0, result: NOT_BUILT, posA: -1, posB: -1, listA: null, listB: null };
+    entry.venue = venue;
     this.setDependencies(entry, deps);
     let slot = acc.slot;
     for (const d of entry.depSlots) {
@@ -315,7 +315,7 @@ export class Projection implements TokenGraph {
     let result: BuildResult;
     this.building = entry;
     try {
-      result = module.buildPool(address, this.getAccount, slot, this.lookup);
+      result = venue.buildPool(address, this.getAccount, slot, this.lookup);
     } catch (e) {
       result = { unroutable: `cannot build pool: ${(e as Error).message}` };
     } finally {
@@ -344,7 +344,7 @@ export class Projection implements TokenGraph {
       this.pools.set(address, entry);
       home.pool = entry;
     }
-    if (module.tracksOwnedTokenAccounts) this.trackingPools.set(address, entry);
+    if (venue.tracksOwnedTokenAccounts) this.trackingPools.set(address, entry);
     else if (this.trackingPools.size > 0) this.trackingPools.delete(address);
   }
 

@@ -19,7 +19,7 @@ import {
 } from '@app/solana';
 import { decodePumpFeeConfig, pumpFeeConfigAddress, type PumpFeeConfig } from '@app/solana';
 import { building, decodeAs, mintWithTransferFee, need, routableOrReason, vaultAccount } from './account-decoders';
-import type { AccountView, BuildResult, ProgramModule } from './program-registry';
+import type { AccountView, BuildResult, Venue } from './program-registry';
 
 export const pumpAmmPool = (a: AccountView): PumpAmmPoolState => a.memo('pumpamm:Pool', (x) => decodePumpAmmPool(x.data, x.owner, x.address));
 const globalConfig = (a: AccountView): PumpAmmGlobalConfig => a.memo('pumpamm:GlobalConfig', (x) => decodePumpAmmGlobalConfig(x.data, x.owner, x.address));
@@ -47,7 +47,7 @@ function canonical(pool: PumpAmmPoolState): boolean {
   return v;
 }
 
-export const pumpAmmModule: ProgramModule = {
+export const pumpAmmVenue: Venue = {
   programId: PROGRAM_IDS.pumpSwapAmm,
   label: 'PumpSwap',
   kind: 'constant-product',

@@ -4,7 +4,7 @@
  * its token mint.
  *
  * The curve account does not store its mint. The mint is found through the curve's own token
- * account (a token account whose owner is the curve; the module tracks them) and proven by the
+ * account (a token account whose owner is the curve; the venue tracks them) and proven by the
  * PDA: the curve must be ["bonding-curve", mint]. No such token account yet, a missing Global /
  * FeeConfig / mint, or an undecodable one: unroutable with the reason. A `complete` curve does not
  * trade (its token moved to PumpSwap): unroutable.
@@ -25,7 +25,7 @@ import {
 } from '@app/solana';
 import { building, decodeAs, mintWithTransferFee, need, PoolIncomplete, routableOrReason, tokenAccount } from './account-decoders';
 import { pumpFeeConfig } from './pump-amm.program';
-import type { AccountLookup, AccountView, BuildResult, ProgramModule } from './program-registry';
+import type { AccountLookup, AccountView, BuildResult, Venue } from './program-registry';
 
 export const pumpBondingCurve = (a: AccountView): PumpBondingCurve => a.memo('pumpfun:BondingCurve', (x) => decodePumpBondingCurve(x.data, x.owner, x.address));
 const globalAccount = (a: AccountView): PumpGlobal => a.memo('pumpfun:Global', (x) => decodePumpGlobal(x.data, x.owner, x.address));
@@ -64,7 +64,7 @@ export function pumpCurveMint(curve: string, lookup: AccountLookup | undefined):
   return null;
 }
 
-export const pumpFunModule: ProgramModule = {
+export const pumpFunVenue: Venue = {
   programId: PROGRAM_IDS.pumpFun,
   label: 'pump.fun',
   kind: 'bonding-curve',

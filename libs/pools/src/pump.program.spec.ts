@@ -88,7 +88,7 @@ const swapAccounts = (baseMint: RawAccount = mint(BASE, 6, 1_000_000_000_000_000
   mint(MINTS.SOL, 9, 0n),
 ];
 
-describe('PumpSwap module', () => {
+describe('PumpSwap venue', () => {
   const direct = new PumpAmmPool({
     address: POOL,
     pool: POOL_STATE,
@@ -145,7 +145,7 @@ describe('PumpSwap module', () => {
 
 // ---------------------------------------------------------------- pump.fun
 
-describe('pump.fun module', () => {
+describe('pump.fun venue', () => {
   const global = fixtureAccount('pumpfun/carbon_global_account.json', '4wTV1YmiEkRvAtNtsSGPtUrqRYQMe5SKy2uB4Jjaxnjf');
   const realCurve = fixtureAccount('pumpfun/carbon_bonding_curve_account.json', 'HWxwYxr4AV5ytUyT8pvjCEiUrXhwpbx365VpvQ6Bd6MZ');
   const curveState = decodePumpBondingCurve(realCurve.data, realCurve.owner);

@@ -20,7 +20,7 @@ const direct = new AmmV4Pool({
   slot: 1,
 });
 
-describe('Raydium AMM v4 module on the SOL/USDC capture (AmmInfo + both vaults)', () => {
+describe('Raydium AMM v4 venue on the SOL/USDC capture (AmmInfo + both vaults)', () => {
   it('is routable and quotes exactly as the AMM v4 math', () => {
     const f = new Feed().put([info, coin, pc, sol, usdc]);
     const pool = f.projection.pool(ADDRESS) as AmmV4Pool;

@@ -9,11 +9,11 @@ import { AmmV4Pool, ammV4Dependencies } from '@app/amm';
 import { PROGRAM_IDS } from '@app/solana';
 import { AMM_V4_INFO_SIZE, decodeAmmV4Info, type AmmV4Info } from '@app/solana';
 import { building, decodeAs, mintWithTransferFee, need, PoolIncomplete, routableOrReason, vaultAccount } from './account-decoders';
-import type { AccountView, BuildResult, ProgramModule } from './program-registry';
+import type { AccountView, BuildResult, Venue } from './program-registry';
 
 export const ammV4Info = (a: AccountView): AmmV4Info => a.memo('ammv4:AmmInfo', (x) => decodeAmmV4Info(x.data, x.owner, x.address));
 
-export const raydiumAmmV4Module: ProgramModule = {
+export const raydiumAmmV4Venue: Venue = {
   programId: PROGRAM_IDS.raydiumAmmV4,
   label: 'Raydium AMM v4',
   kind: 'constant-product',

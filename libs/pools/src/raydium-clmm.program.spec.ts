@@ -45,7 +45,7 @@ const configAcc: RawAccount = { address: CONFIG, owner: CLMM, data: encodeClmmAm
 const extAcc: RawAccount = { address: clmmBitmapExtensionAddress(POOL), owner: CLMM, data: encodeClmmTickArrayBitmapExtension(s.extension) };
 const arrayAccs: RawAccount[] = s.tickArrays.map((t) => ({ address: clmmTickArrayAddress(POOL, t.startTickIndex), owner: CLMM, data: encodeClmmTickArrayState(t) }));
 const all = (): RawAccount[] => [poolAcc, configAcc, extAcc, ...arrayAccs, mint(M0, 9), mint(M1, 6)];
-/** the arrays the module loads: the initialized ones found through the bitmaps, 3 each way */
+/** the arrays the venue loads: the initialized ones found through the bitmaps, 3 each way */
 const loaded = new Set(clmmTickArrayStartIndexes(s.state, s.extension));
 const direct = new ClmmPool({
   address: POOL,
@@ -65,7 +65,7 @@ function outcome(f: () => unknown): unknown {
   }
 }
 
-describe('Raydium CLMM module', () => {
+describe('Raydium CLMM venue', () => {
   it('a complete synthetic pool is routable and quotes exactly as ClmmPool, both modes and directions', () => {
     const f = new Feed().put(all());
     const pool = f.projection.pool(POOL) as ClmmPool;

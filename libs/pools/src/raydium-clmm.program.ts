@@ -27,7 +27,7 @@ import {
   type ClmmTickArrayState,
 } from '@app/solana';
 import { building, decodeAs, mintWithTransferFee, need, PoolIncomplete, routableOrReason } from './account-decoders';
-import type { AccountLookup, AccountView, BuildResult, ProgramModule } from './program-registry';
+import type { AccountLookup, AccountView, BuildResult, Venue } from './program-registry';
 
 export const clmmPoolState = (a: AccountView): ClmmPoolState => a.memo('clmm:PoolState', (x) => decodeClmmPoolState(x.data, x.owner, x.address));
 const ammConfig = (a: AccountView): ClmmAmmConfig => a.memo('clmm:AmmConfig', (x) => decodeClmmAmmConfig(x.data, x.owner, x.address));
@@ -60,7 +60,7 @@ function extensionIfAny(poolAddress: string, get: ((address: string) => AccountV
   }
 }
 
-export const raydiumClmmModule: ProgramModule = {
+export const raydiumClmmVenue: Venue = {
   programId: PROGRAM_IDS.raydiumClmm,
   label: 'Raydium CLMM',
   kind: 'concentrated-liquidity',

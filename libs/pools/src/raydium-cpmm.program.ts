@@ -17,7 +17,7 @@ import {
 } from '@app/solana';
 import type { TokenAccount } from '@app/solana';
 import { mintWithTransferFee, PoolIncomplete, previousDecode, tokenAccount } from './account-decoders';
-import type { AccountView, BuildResult, ProgramModule, Unroutable } from './program-registry';
+import type { AccountView, BuildResult, Venue, Unroutable } from './program-registry';
 
 export { mintAccount, tokenAccount } from './account-decoders';
 
@@ -76,7 +76,7 @@ function transferFeeOf(get: (address: string) => AccountView | undefined, mint: 
   }
 }
 
-export const raydiumCpmmModule: ProgramModule = {
+export const raydiumCpmmVenue: Venue = {
   programId: PROGRAM_IDS.raydiumCpmm,
   label: 'Raydium CPMM',
   kind: 'constant-product',

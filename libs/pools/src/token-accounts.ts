@@ -1,7 +1,7 @@
 /**
  * Token program accounts as the projection sees them: which raw accounts are mints and token
  * accounts (Token or Token-2022, by size or account-type byte), a token account's authority, and
- * the token accounts of each authority (for modules that find accounts they cannot derive).
+ * the token accounts of each authority (for venues that find accounts they cannot derive).
  */
 import { PROGRAM_IDS } from '@app/solana';
 import { readPubkey } from '@app/solana';

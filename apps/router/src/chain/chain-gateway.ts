@@ -4,7 +4,7 @@
  * against the projected accounts) and `rpc` (a Solana JSON-RPC node through @solana/web3.js).
  */
 import type { VersionedTransaction } from '@solana/web3.js';
-import { PROGRAM_IDS } from '@app/solana';
+import { slippageErrorsOf, venueWriter, VENUE_WRITERS } from '../swap/venues/venue-writers';
 
 export const CHAIN_GATEWAY = Symbol('CHAIN_GATEWAY');
 
@@ -40,40 +40,22 @@ export class ChainGatewayError extends Error {
   }
 }
 
-/** (program, custom error code) pairs that mean "the slippage bound was hit" (from the programs' IDLs). */
-export const SLIPPAGE_ERROR_CODES: ReadonlyArray<readonly [string, number, string]> = [
-  [PROGRAM_IDS.raydiumCpmm, 6005, 'ExceededSlippage'],
-  [PROGRAM_IDS.raydiumClmm, 6021, 'PriceSlippageCheck'],
-  [PROGRAM_IDS.raydiumClmm, 6022, 'TooLittleOutputReceived'],
-  [PROGRAM_IDS.raydiumClmm, 6023, 'TooMuchInputPaid'],
-  [PROGRAM_IDS.orcaWhirlpool, 6036, 'AmountOutBelowMinimum'],
-  [PROGRAM_IDS.orcaWhirlpool, 6037, 'AmountInAboveMaximum'],
-  [PROGRAM_IDS.raydiumAmmV4, 30, 'ExceededSlippage'],
-  [PROGRAM_IDS.pumpFun, 6002, 'TooMuchSolRequired'],
-  [PROGRAM_IDS.pumpFun, 6003, 'TooLittleSolReceived'],
-  [PROGRAM_IDS.pumpFun, 6042, 'BuySlippageBelowMinTokensOut'],
-  [PROGRAM_IDS.pumpSwapAmm, 6004, 'ExceededSlippage'],
-  [PROGRAM_IDS.pumpSwapAmm, 6040, 'BuySlippageBelowMinBaseAmountOut'],
-];
+/** (program, custom error code, name) triples that mean "the slippage bound was hit": every venue writer's `slippage` (from the programs' IDLs). */
+export const SLIPPAGE_ERROR_CODES: ReadonlyArray<readonly [string, number, string]> = VENUE_WRITERS.flatMap((w) =>
+  slippageErrorsOf(w.slippage).map(([code, name]) => [w.programId, code, name] as const),
+);
 
 /** SPL Token's InsufficientFunds is custom error 1 of the token programs. */
 export const TOKEN_INSUFFICIENT_FUNDS = 1;
 
-/** Raydium AMM v4's InsufficientFunds (error.rs): the user's source account holds less than the swap takes */
-export const AMM_V4_INSUFFICIENT_FUNDS = 40;
-/** AMM v4's exact-output tags: swap_base_out and swap_base_out_v2 */
-const AMM_V4_EXACT_OUT_TAGS = [11, 17];
-
 /**
- * Whether a program's custom error means the slippage bound was hit: the pairs of
- * SLIPPAGE_ERROR_CODES, and Raydium AMM v4's InsufficientFunds on an exact-output swap, which the
- * program raises before its slippage check when the input the pool asks for exceeds what the
- * user's account holds: a wallet holding exactly the maximum input (as /swap's wrapped SOL does)
- * meets a pool that moved against it there. The two cannot be told apart from the error, so such
- * a failure reports both insufficientFunds (the token program's wording elsewhere) and
- * slippageExceeded.
+ * Whether a program's custom error means the slippage bound was hit: one of SLIPPAGE_ERROR_CODES,
+ * or the error a venue raises before its own check when the instruction's data says it may be the
+ * bound (Raydium AMM v4's InsufficientFunds on an exact-output swap: such a failure reports both
+ * insufficientFunds and slippageExceeded, see its writer).
  */
 export function isSlippageError(program: string, code: number, data: Uint8Array): boolean {
   if (SLIPPAGE_ERROR_CODES.some(([p, c]) => p === program && c === code)) return true;
-  return program === PROGRAM_IDS.raydiumAmmV4 && code === AMM_V4_INSUFFICIENT_FUNDS && AMM_V4_EXACT_OUT_TAGS.includes(data[0]);
+  const ambiguous = venueWriter(program)?.slippage.ambiguous;
+  return ambiguous !== undefined && ambiguous.error[0] === code && ambiguous.when(data);
 }

@@ -24,7 +24,11 @@ import { buildSwap } from '../swap/swap-builder';
 import { lockedAccounts, TRANSACTION_ACCOUNT_LOCK_LIMIT } from '../swap/transaction';
 import { encodeAddressLookupTable, LOOKUP_TABLE_ACTIVE } from '@app/solana/address-lookup-table';
 import { SLIPPAGE_ERROR_CODES } from './chain-gateway';
-import { BLOCKHASH_VALIDITY, SimChain, SLIPPAGE_ERRORS, type SimAccounts, type SimExecution } from './sim-chain';
+import { BLOCKHASH_VALIDITY, SimChain, type SimAccounts, type SimExecution } from './sim-chain';
+import { VENUE_WRITERS } from '../swap/venues/venue-writers';
+
+/** the errors the sim chain raises for a failed bound, by program (the venue writers' `slippage`) */
+const SLIPPAGE_ERRORS = Object.fromEntries(VENUE_WRITERS.map((w) => [w.programId, w.slippage]));
 
 const market = new SimMarket({ seed: 9, pools: 80, tokens: 20, swapsPerSlot: 4, programs: 'all' });
 const projection = new Projection();

@@ -11,14 +11,14 @@
  *   lamports per signature + ceil(limit × price / 1e6) from the fee payer);
  * - System Transfer; Associated Token CreateIdempotent (rent 2039280 lamports from the payer);
  *   Token / Token-2022 SyncNative, CloseAccount, TransferChecked;
- * - the swap instructions of the six liquidity programs, decoded from their data and accounts:
- *   the pool's exact quote (the same integer math as the program) fills them, the bound is
- *   checked (a failed bound → the error the program raises for that bound, SLIPPAGE_ERRORS),
- *   the user's token accounts (or lamports for pump.fun's SOL side) are debited and credited.
- *   pump.fun and PumpSwap swaps must carry the accounts those programs take after their IDL's
- *   list since the 2026-04-28 upgrade (bonding-curve-v2 / pool-v2, a buyback fee recipient their
- *   Global / GlobalConfig lists and, for PumpSwap, its quote token account; a cashback coin's
- *   accumulator accounts first), or they fail with the program's error.
+ * - the swap instructions of the liquidity programs with a venue writer (swap/venues), read back
+ *   from their data and accounts by the venue's `readSwap`: the pool's exact quote (the same
+ *   integer math as the program) fills them, the bound is checked (a failed bound → the error the
+ *   program raises for that bound, the venue's `slippage`), the user's token accounts (or
+ *   lamports for pump.fun's SOL side) are debited and credited. A venue's `checkSwapAccounts`
+ *   checks what else the program requires: pump.fun and PumpSwap swaps must carry the accounts
+ *   those programs take after their IDL's list since the 2026-04-28 upgrade, or they fail with
+ *   the program's error.
  * A transaction whose message lists more than 64 account keys (static and from lookup tables,
  * read-only ones included) is refused before it runs with `TooManyAccountLocks`, as the runtime
  * refuses it (its account lock limit).
@@ -35,50 +35,17 @@ import { MINTS, PROGRAM_IDS } from '@app/solana';
 import { decodeTokenAccount } from '@app/solana';
 import { decodeAddressLookupTable } from '@app/solana';
 import { associatedTokenAddress, isTokenProgram } from '@app/solana';
-import {
-  AMM_V4_TAG,
-  PUMP_BUYBACK_FEE_RECIPIENTS,
-  pumpAmmPoolV2,
-  pumpAmmUserVolumeAccumulator,
-  pumpFunBondingCurveV2,
-  pumpFunUserVolumeAccumulator,
-  SWAP_DISCRIMINATORS,
-} from '@app/solana';
-import { PumpAmmPool } from '@app/amm';
-import { PumpFunCurve } from '@app/amm';
 import { TOKEN_INSUFFICIENT_FUNDS, type LatestBlockhash, type SimulationResult } from './chain-gateway';
 import { TRANSACTION_ACCOUNT_LOCK_LIMIT } from '../swap/transaction';
-import { ataCreateUnits, INSTRUCTION_UNITS, swapUnits } from '../swap/compute-units';
+import { ataCreateUnits, INSTRUCTION_UNITS } from '../swap/compute-units';
+import { swapUnits, venueWriter } from '../swap/venues/venue-writers';
+import type { SimHop, SimTwoHop, VenueWriter } from '../swap/venues/venue-writer';
 
 export const TOKEN_ACCOUNT_RENT = 2_039_280n;
 export const LAMPORTS_PER_SIGNATURE = 5_000n;
 /** blocks a blockhash stays valid (the chain's MAX_PROCESSING_AGE) */
 export const BLOCKHASH_VALIDITY = 150;
 const DEFAULT_CU_LIMIT = 200_000;
-
-/** a program's custom error: its code and its name in the program's IDL */
-type ProgramError = readonly [code: number, name: string];
-
-/**
- * The custom error each swap program raises when a swap's bound fails, from its IDL: `minOut`
- * when the output is below the minimum of an exact-input swap, `maxIn` when the input is above
- * the maximum of an exact-output swap. pump.fun and PumpSwap check a sell's minimum output with
- * another error than a buy's (`sellMinOut`); their exact-input buys (buy_exact_sol_in,
- * buy_exact_quote_in) raise `minOut`, their buys `maxIn`. Raydium CPMM and AMM v4 raise one
- * error for both bounds. Every pair is one of SLIPPAGE_ERROR_CODES, so the rpc gateway reads it
- * as slippage as well.
- */
-export const SLIPPAGE_ERRORS: Readonly<Record<string, { minOut: ProgramError; maxIn: ProgramError; sellMinOut?: ProgramError }>> = {
-  [PROGRAM_IDS.orcaWhirlpool]: { minOut: [6036, 'AmountOutBelowMinimum'], maxIn: [6037, 'AmountInAboveMaximum'] },
-  // swap_v2's other_amount_threshold (6021 PriceSlippageCheck is another check)
-  [PROGRAM_IDS.raydiumClmm]: { minOut: [6022, 'TooLittleOutputReceived'], maxIn: [6023, 'TooMuchInputPaid'] },
-  [PROGRAM_IDS.raydiumCpmm]: { minOut: [6005, 'ExceededSlippage'], maxIn: [6005, 'ExceededSlippage'] },
-  [PROGRAM_IDS.raydiumAmmV4]: { minOut: [30, 'ExceededSlippage'], maxIn: [30, 'ExceededSlippage'] },
-  // buy_exact_sol_in's min_tokens_out, buy's max_sol_cost, sell's min_sol_output
-  [PROGRAM_IDS.pumpFun]: { minOut: [6042, 'BuySlippageBelowMinTokensOut'], maxIn: [6002, 'TooMuchSolRequired'], sellMinOut: [6003, 'TooLittleSolReceived'] },
-  // buy_exact_quote_in's min_base_amount_out, buy's max_quote_amount_in, sell's min_quote_amount_out
-  [PROGRAM_IDS.pumpSwapAmm]: { minOut: [6040, 'BuySlippageBelowMinBaseAmountOut'], maxIn: [6004, 'ExceededSlippage'], sellMinOut: [6004, 'ExceededSlippage'] },
-};
 
 /** What the executor reads from the projection. */
 export interface SimAccounts {
@@ -112,16 +79,6 @@ class Fail extends Error {
     super(detail);
   }
 }
-
-/** programs whose swap instructions the sim chain executes */
-const SWAP_PROGRAMS = new Set<string>([
-  PROGRAM_IDS.raydiumCpmm,
-  PROGRAM_IDS.raydiumAmmV4,
-  PROGRAM_IDS.orcaWhirlpool,
-  PROGRAM_IDS.raydiumClmm,
-  PROGRAM_IDS.pumpSwapAmm,
-  PROGRAM_IDS.pumpFun,
-]);
 
 export class SimChain {
   /** wallet lamports (the faucet's ledger) */
@@ -291,6 +248,7 @@ export class SimChain {
       };
       const signer = (i: number): boolean => isSigner(ix.accountKeyIndexes[i]);
       const d = Buffer.from(ix.data);
+      const writer = venueWriter(program);
       logs.push(`Program ${program} invoke [1]`);
       try {
         let cu: number;
@@ -315,8 +273,8 @@ export class SimChain {
           }
         } else if (isTokenProgram(program)) {
           cu = this.tokenInstruction(d, acc, signer, getTok, tok, creditLamports, debitToken, creditToken);
-        } else if (SWAP_PROGRAMS.has(program)) {
-          cu = this.swapInstruction(accounts, program, d, ix, acc, getTok, debitToken, creditToken, debitLamports, creditLamports);
+        } else if (writer !== undefined) {
+          cu = this.swapInstruction(accounts, writer, d, ix, acc, getTok, debitToken, creditToken, debitLamports, creditLamports);
         } else throw new Fail(`program ${program} is not supported by the sim chain`);
         consumed += cu;
         if (consumed > limit) throw new Fail(`exceeded CUs meter at BPF instruction (limit ${limit})`);
@@ -378,7 +336,7 @@ export class SimChain {
 
   private swapInstruction(
     accounts: SimAccounts,
-    program: string,
+    writer: VenueWriter,
     d: Buffer,
     ix: MessageCompiledInstruction,
     acc: (i: number) => string,
@@ -388,68 +346,16 @@ export class SimChain {
     debitLamports: (a: string, v: bigint) => void,
     creditLamports: (a: string, v: bigint) => void,
   ): number {
-    const disc = d.subarray(0, 8);
-    const is = (b: Buffer): boolean => disc.equals(b);
-    if (program === PROGRAM_IDS.orcaWhirlpool && is(SWAP_DISCRIMINATORS.whirlpoolTwoHopSwapV2)) return this.twoHopInstruction(accounts, d, acc, debitToken, creditToken);
-    // decode: pool, user, source/destination (null = native SOL of the user), form, amount, bound
-    let pool: string;
-    let user: string;
-    let source: string | null;
-    let destination: string | null;
-    let exactIn: boolean;
-    let amount: bigint;
-    let bound: bigint;
-    let inputMint: string | null = null;
-    const u64 = (o: number): bigint => d.readBigUInt64LE(o);
-    if (program === PROGRAM_IDS.raydiumCpmm) {
-      exactIn = is(SWAP_DISCRIMINATORS.cpmmSwapBaseInput);
-      if (!exactIn && !is(SWAP_DISCRIMINATORS.cpmmSwapBaseOutput)) throw new Fail('InstructionFallbackNotFound');
-      [pool, user, source, destination] = [acc(3), acc(0), acc(4), acc(5)];
-      [amount, bound] = exactIn ? [u64(8), u64(16)] : [u64(16), u64(8)];
-    } else if (program === PROGRAM_IDS.orcaWhirlpool || program === PROGRAM_IDS.raydiumClmm) {
-      if (!is(SWAP_DISCRIMINATORS.whirlpoolSwapV2)) throw new Fail('InstructionFallbackNotFound');
-      amount = u64(8);
-      bound = u64(16);
-      exactIn = d[40] === 1;
-      if (program === PROGRAM_IDS.orcaWhirlpool) {
-        const aToB = d[41] === 1;
-        [pool, user] = [acc(4), acc(3)];
-        [source, destination] = aToB ? [acc(7), acc(9)] : [acc(9), acc(7)];
-        inputMint = aToB ? acc(5) : acc(6);
-      } else {
-        [pool, user, source, destination] = [acc(2), acc(0), acc(3), acc(4)];
-      }
-    } else if (program === PROGRAM_IDS.raydiumAmmV4) {
-      // tag 9 / 11 (17 or 18 accounts) and their OpenBook-free forms 16 / 17 (8 accounts): the user's three accounts come last in both
-      exactIn = d[0] === AMM_V4_TAG.swapBaseIn || d[0] === AMM_V4_TAG.swapBaseInV2;
-      if (!exactIn && d[0] !== AMM_V4_TAG.swapBaseOut && d[0] !== AMM_V4_TAG.swapBaseOutV2) throw new Fail('InvalidInstruction');
-      const n = ix.accountKeyIndexes.length;
-      [pool, source, destination, user] = [acc(1), acc(n - 3), acc(n - 2), acc(n - 1)];
-      [amount, bound] = exactIn ? [u64(1), u64(9)] : [u64(9), u64(1)];
-    } else if (program === PROGRAM_IDS.pumpSwapAmm) {
-      [pool, user] = [acc(0), acc(1)];
-      const [base, quote] = [acc(5), acc(6)];
-      if (is(SWAP_DISCRIMINATORS.pumpSell)) [source, destination, exactIn] = [base, quote, true];
-      else if (is(SWAP_DISCRIMINATORS.pumpAmmBuyExactQuoteIn)) [source, destination, exactIn] = [quote, base, true];
-      else if (is(SWAP_DISCRIMINATORS.pumpBuy)) [source, destination, exactIn] = [quote, base, false];
-      else throw new Fail('InstructionFallbackNotFound');
-      [amount, bound] = [u64(8), u64(16)];
-    } else {
-      [pool, user] = [acc(3), acc(6)];
-      const coinAccount = acc(5);
-      inputMint = null;
-      if (is(SWAP_DISCRIMINATORS.pumpSell)) [source, destination, exactIn] = [coinAccount, null, true];
-      else if (is(SWAP_DISCRIMINATORS.pumpFunBuyExactSolIn)) [source, destination, exactIn, inputMint] = [null, coinAccount, true, MINTS.SOL];
-      else if (is(SWAP_DISCRIMINATORS.pumpBuy)) [source, destination, exactIn, inputMint] = [null, coinAccount, false, MINTS.SOL];
-      else throw new Fail('InstructionFallbackNotFound');
-      [amount, bound] = [u64(8), u64(16)];
-    }
+    const program = writer.programId;
+    const swap = writer.readSwap(d, ix.accountKeyIndexes.length, acc);
+    if (swap.form === 'two-hop') return this.twoHopInstruction(accounts, writer, swap, debitToken, creditToken);
+    const { pool, user, source, destination, exactIn, amount, bound } = swap;
     const p = accounts.pool(pool);
     if (!p || p.programId !== program) throw new Fail(`pool ${pool}: AccountNotInitialized or not routable`);
-    if (p instanceof PumpFunCurve || p instanceof PumpAmmPool) checkPumpRemainingAccounts(p, is(SWAP_DISCRIMINATORS.pumpSell), ix.accountKeyIndexes.length, acc);
+    writer.checkSwapAccounts?.(p, swap, ix.accountKeyIndexes.length, acc);
     const srcTok = source === null ? null : getTok(source);
     if (source !== null && !srcTok) throw new Fail(`source token account ${source}: AccountNotInitialized`, 'insufficient-funds');
-    inputMint ??= srcTok!.mint;
+    const inputMint = swap.inputMint ?? srcTok!.mint;
     if (inputMint !== p.mintA && inputMint !== p.mintB) throw new Fail(`ConstraintTokenMint: ${inputMint} is not in pool ${pool}`);
     const outputMint = inputMint === p.mintA ? p.mintB : p.mintA;
     let q: HopQuote;
@@ -461,9 +367,7 @@ export class SimChain {
     }
     const slipped = exactIn ? q.amountOut < bound : q.amountIn > bound;
     if (slipped) {
-      const errors = SLIPPAGE_ERRORS[program];
-      const pumpSell = (program === PROGRAM_IDS.pumpFun || program === PROGRAM_IDS.pumpSwapAmm) && is(SWAP_DISCRIMINATORS.pumpSell);
-      const [code, name] = !exactIn ? errors.maxIn : pumpSell && errors.sellMinOut ? errors.sellMinOut : errors.minOut;
+      const [code, name] = boundError(writer, swap);
       throw new Fail(
         `custom program error: 0x${code.toString(16)} (${name}: ${exactIn ? `out ${q.amountOut} < minimum ${bound}` : `in ${q.amountIn} > maximum ${bound}`})`,
         'slippage',
@@ -483,18 +387,15 @@ export class SimChain {
    */
   private twoHopInstruction(
     accounts: SimAccounts,
-    d: Buffer,
-    acc: (i: number) => string,
+    writer: VenueWriter,
+    swap: SimTwoHop,
     debitToken: (a: string, v: bigint, owner: string) => SimTokenAccount,
     creditToken: (a: string, v: bigint, mint: string) => void,
   ): number {
-    const [one, two, inputMint, midMint, outputMint, source, destination, user] = [0, 1, 2, 3, 4, 8, 13, 14].map(acc);
-    const amount = d.readBigUInt64LE(8);
-    const bound = d.readBigUInt64LE(16);
-    const exactIn = d[24] === 1;
-    const p1 = accounts.pool(one);
-    const p2 = accounts.pool(two);
-    if (!p1 || !p2 || p1.programId !== PROGRAM_IDS.orcaWhirlpool || p2.programId !== PROGRAM_IDS.orcaWhirlpool) throw new Fail('two-hop pools: AccountNotInitialized or not routable');
+    const { inputMint, midMint, outputMint, source, destination, user, amount, bound, exactIn } = swap;
+    const p1 = accounts.pool(swap.pools[0]);
+    const p2 = accounts.pool(swap.pools[1]);
+    if (!p1 || !p2 || p1.programId !== writer.programId || p2.programId !== writer.programId) throw new Fail('two-hop pools: AccountNotInitialized or not routable');
     let q1: HopQuote;
     let q2: HopQuote;
     try {
@@ -509,7 +410,7 @@ export class SimChain {
       if (e instanceof PoolQuoteError) throw new Fail(`two-hop swap: ${e.message}`);
       throw e;
     }
-    const [code, name] = exactIn ? SLIPPAGE_ERRORS[PROGRAM_IDS.orcaWhirlpool].minOut : SLIPPAGE_ERRORS[PROGRAM_IDS.orcaWhirlpool].maxIn;
+    const [code, name] = exactIn ? writer.slippage.minOut : writer.slippage.maxIn;
     if (exactIn ? q2.amountOut < bound : q1.amountIn > bound) {
       throw new Fail(`custom program error: 0x${code.toString(16)} (${name}: ${exactIn ? `out ${q2.amountOut} < minimum ${bound}` : `in ${q1.amountIn} > maximum ${bound}`})`, 'slippage');
     }
@@ -527,52 +428,9 @@ function fail(msg: string): never {
   throw new Fail(msg);
 }
 
-/** accounts of the IDL's buy / sell (pump.fun buy and buy_exact_sol_in; PumpSwap buy and buy_exact_quote_in) */
-const PUMP_IDL_ACCOUNTS = { pumpFun: { buy: 16, sell: 14 }, pumpSwap: { buy: 23, sell: 21 } };
-/** [BuybackFeeRecipientMissing, BuybackFeeRecipientNotAuthorized] of each program's IDL */
-const PUMP_BUYBACK_ERRORS = { pumpFun: [6062, 6057], pumpSwap: [6058, 6053] } as const;
-/** Anchor's ConstraintSeeds: an account is not the PDA its seeds give */
-const CONSTRAINT_SEEDS = 2006;
-
-/**
- * The accounts pump.fun and PumpSwap take after the IDL's list since the 2026-04-28 upgrade, as
- * the instruction builders document them: pump.fun [the user volume accumulator of a cashback
- * coin's sell], bonding-curve-v2, a buyback fee recipient; PumpSwap [a cashback coin's user
- * volume accumulator quote account, for a sell also the accumulator], [pool-v2 of a pool with a
- * coin creator], a buyback fee recipient and its quote token account. The recipient must be one
- * the Global / GlobalConfig lists (the documented set when it lists none).
- */
-function checkPumpRemainingAccounts(p: PumpFunCurve | PumpAmmPool, sell: boolean, count: number, acc: (i: number) => string): void {
-  const fun = p instanceof PumpFunCurve;
-  const [missing, unauthorized] = PUMP_BUYBACK_ERRORS[fun ? 'pumpFun' : 'pumpSwap'];
-  const start = PUMP_IDL_ACCOUNTS[fun ? 'pumpFun' : 'pumpSwap'][sell ? 'sell' : 'buy'];
-  const user = acc(fun ? 6 : 1);
-  let seeded: string[];
-  let listed: readonly string[];
-  let quote: { mint: string; program: string } | null = null;
-  if (fun) {
-    seeded = [...(sell && p.curve.isCashbackCoin ? [pumpFunUserVolumeAccumulator(user)] : []), pumpFunBondingCurveV2(acc(2))];
-    listed = p.global.buybackFeeRecipients ?? [];
-  } else {
-    const st = p.pool;
-    quote = { mint: st.quoteMint, program: acc(12) };
-    const uva = pumpAmmUserVolumeAccumulator(user);
-    seeded = [
-      ...(st.isCashbackCoin ? [associatedTokenAddress(uva, st.quoteMint, quote.program), ...(sell ? [uva] : [])] : []),
-      ...(st.coinCreator !== PROGRAM_IDS.system ? [pumpAmmPoolV2(st.baseMint)] : []),
-    ];
-    listed = p.globalConfig.buybackFeeRecipients ?? [];
-  }
-  const code = (c: number, name: string): Fail => new Fail(`custom program error: 0x${c.toString(16)} (${name})`);
-  if (count < start + seeded.length + (fun ? 1 : 2)) throw code(missing, 'BuybackFeeRecipientMissing: the remaining accounts of the 2026-04-28 upgrade are missing');
-  seeded.forEach((k, i) => {
-    if (acc(start + i) !== k) throw code(CONSTRAINT_SEEDS, `ConstraintSeeds: remaining account ${i} is ${acc(start + i)}, expected ${k}`);
-  });
-  const buyback = acc(start + seeded.length);
-  const set: readonly string[] = listed.filter((k) => k !== PROGRAM_IDS.system);
-  if (!(set.length > 0 ? set : (PUMP_BUYBACK_FEE_RECIPIENTS as readonly string[])).includes(buyback)) throw code(unauthorized, `BuybackFeeRecipientNotAuthorized: ${buyback}`);
-  if (quote !== null) {
-    const ata = associatedTokenAddress(buyback, quote.mint, quote.program);
-    if (acc(start + seeded.length + 1) !== ata) throw code(CONSTRAINT_SEEDS, `ConstraintSeeds: the buyback fee recipient's quote account is ${acc(start + seeded.length + 1)}, expected ${ata}`);
-  }
+/** the error a venue raises for a failed bound: the maximum input, a sell's minimum output, or the minimum output */
+function boundError(writer: VenueWriter, swap: SimHop): readonly [number, string] {
+  const errors = writer.slippage;
+  if (!swap.exactIn) return errors.maxIn;
+  return swap.sell && errors.sellMinOut ? errors.sellMinOut : errors.minOut;
 }

@@ -180,7 +180,7 @@ describe('PriceService', () => {
   });
 
   it('picks up decimals that arrive in a batch that does not re-materialise the pool', () => {
-    // a projection whose pool does not depend on its mint accounts (as some program modules may)
+    // a projection whose pool does not depend on its mint accounts (as some venues may)
     const JUP = 'JUPyiwrYJFskUPiHa7hkeR8VUtAeFoSYbKedZNsDvCN';
     const decimals = new Map<string, number>([[MINTS.USDC, 6]]);
     const pools = new Map<string, Pool>([['p1', cp('p1', JUP, MINTS.USDC, 1_000e6, 250e6, 9)], ['p2', cp('p2', MINTS.SOL, MINTS.USDC, 1e9, 150e6, 10)]]);

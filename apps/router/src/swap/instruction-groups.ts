@@ -9,6 +9,7 @@
 import type { TransactionInstruction } from '@solana/web3.js';
 import { PROGRAM_IDS } from '@app/solana';
 import { rawInstruction, type RawInstruction } from './swap-result';
+import { venueWriter } from './venues/venue-writers';
 
 export interface InstructionGroups {
   computeBudgetInstructions: RawInstruction[];
@@ -17,16 +18,17 @@ export interface InstructionGroups {
   cleanupInstructions: RawInstruction[];
 }
 
-const SWAP_PROGRAMS = new Set<string>([PROGRAM_IDS.orcaWhirlpool, PROGRAM_IDS.raydiumClmm, PROGRAM_IDS.raydiumCpmm, PROGRAM_IDS.raydiumAmmV4, PROGRAM_IDS.pumpSwapAmm, PROGRAM_IDS.pumpFun]);
+/** an instruction of a venue's program is a swap */
+const isSwap = (program: string): boolean => venueWriter(program) !== undefined;
 
 export function groupInstructions(instructions: readonly TransactionInstruction[]): InstructionGroups {
   const programs = instructions.map((ix) => ix.programId.toBase58());
   const budget = programs.findIndex((p) => p !== PROGRAM_IDS.computeBudget);
   const lead = budget < 0 ? programs.length : budget;
-  const first = programs.findIndex((p) => SWAP_PROGRAMS.has(p));
+  const first = programs.findIndex(isSwap);
   let last = -1;
   programs.forEach((p, i) => {
-    if (SWAP_PROGRAMS.has(p)) last = i;
+    if (isSwap(p)) last = i;
   });
   const start = first < 0 ? instructions.length : first;
   const end = last < 0 ? instructions.length : last + 1;

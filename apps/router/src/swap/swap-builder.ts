@@ -2,7 +2,8 @@
  * SwapBuilder: turns an exact route (single path or split) into the instructions of one atomic
  * transaction, with the slippage bound enforced by the swap instructions themselves. Pure: no
  * Nest, no IO; it reads pool state from the `Pool` objects and raw accounts (mints, tick arrays)
- * from an `AccountSource` (the Projection).
+ * from an `AccountSource` (the Projection). What differs per program (its swap instruction, its
+ * compute units, whether it trades native SOL) comes from the program's venue writer (venues/).
  *
  * Instruction order: compute budget (unit limit, optional unit price) → create-idempotent ATAs
  * for every output / intermediate mint (and the input when it is wrapped SOL) → wrap SOL when
@@ -49,19 +50,12 @@
 import type { TransactionInstruction } from '@solana/web3.js';
 import type { Pool } from '@app/amm';
 import type { Route, SwapMode } from '@app/amm';
-import { CpmmPool } from '@app/amm';
-import { WhirlpoolPool } from '@app/amm';
-import { ClmmPool } from '@app/amm';
-import { initializedTickArraysFrom, prepareBitmaps } from '@app/amm';
-import { AmmV4Pool } from '@app/amm';
-import { PumpAmmPool } from '@app/amm';
-import { PumpFunCurve } from '@app/amm';
 import { chargeRoute, type AggregatorFee } from '../quote/aggregator-fee';
-import { ataCreateUnits, INSTRUCTION_UNITS, MAX_COMPUTE_UNITS, swapUnits } from './compute-units';
-import { isWhirlpoolTwoHop, whirlpoolSwapTickArrays, whirlpoolTwoHopInstruction } from './whirlpool-two-hop';
+import { ataCreateUnits, INSTRUCTION_UNITS, MAX_COMPUTE_UNITS } from './compute-units';
+import { isWhirlpoolTwoHop, whirlpoolTwoHopInstruction } from './whirlpool-two-hop';
+import { BuildError, MissingPoolDataError } from './build-errors';
+import { swapUnits, venueWriter } from './venues/venue-writers';
 import { MINTS, PROGRAM_IDS } from '@app/solana';
-import { whirlpoolOracleAddress } from '@app/solana';
-import { clmmBitmapExtensionAddress, clmmTickArrayAddress } from '@app/solana';
 import { associatedTokenAddress, isTokenProgram } from '@app/solana';
 import {
   closeAccount,
@@ -72,16 +66,8 @@ import {
   systemTransfer,
   transferChecked,
 } from '@app/solana';
-import {
-  orcaWhirlpoolSwapV2,
-  pumpAmmSwap,
-  pumpFunBuybackFeeRecipient,
-  pumpFunSwap,
-  raydiumAmmV4SwapV2,
-  raydiumClmmSwapV2,
-  raydiumCpmmSwap,
-  type SwapDirection,
-} from '@app/solana';
+
+export { BuildError, MissingPoolDataError };
 
 /** Raw accounts and mint decimals, as the projection holds them. */
 export interface AccountSource {
@@ -127,22 +113,6 @@ export interface BuiltSwap {
   instructions: TransactionInstruction[];
 }
 
-/** Pool or account data the instructions need is not in the projection (API: `missing pool data`). */
-export class MissingPoolDataError extends Error {
-  constructor(readonly detail: string) {
-    super('missing pool data');
-    this.name = 'MissingPoolDataError';
-  }
-}
-
-/** The route cannot be expressed as instructions (API: `failed to build instructions`). */
-export class BuildError extends Error {
-  constructor(readonly detail: string) {
-    super(detail);
-    this.name = 'BuildError';
-  }
-}
-
 /** Split `total` over legs in proportion to `weights` (floor; the last leg takes the remainder, capped at its weight when `cap`). */
 export function shareOut(total: bigint, weights: bigint[], sum: bigint): bigint[] {
   const out: bigint[] = [];
@@ -182,9 +152,9 @@ function decimalsOf(src: AccountSource, mint: string): number {
   return d;
 }
 
-/** True when the hop trades native SOL lamports (pump.fun) rather than wrapped SOL. */
+/** True when the hop trades native SOL lamports (its venue's `nativeSol`: pump.fun) rather than wrapped SOL. */
 function nativeSolHop(pool: Pool): boolean {
-  return pool instanceof PumpFunCurve;
+  return venueWriter(pool.programId)?.nativeSol === true;
 }
 
 export function buildSwap(req: SwapBuildRequest, src: AccountSource): BuiltSwap {
@@ -392,9 +362,9 @@ function userAccount(ctx: Ctx, mint: string): string {
 }
 
 /**
- * One hop's swap instruction. `amount` / `bound` follow the route mode (ExactIn: exact input /
- * minimum output; ExactOut: exact output / maximum input); sells without an exact-output form
- * pay the quoted input and require `amount` as the minimum output.
+ * One hop's swap instruction, from its venue's writer. `amount` / `bound` follow the route mode
+ * (ExactIn: exact input / minimum output; ExactOut: exact output / maximum input); sells without
+ * an exact-output form pay the quoted input and require `amount` as the minimum output.
  */
 function hopInstruction(
   ctx: Ctx,
@@ -407,94 +377,22 @@ function hopInstruction(
   quotedIn: bigint,
   _quotedOut: bigint,
 ): TransactionInstruction {
-  const dir: SwapDirection = mode;
-  const user = { wallet: ctx.wallet, source: userAccount(ctx, inputMint), destination: userAccount(ctx, outputMint) };
-  if (pool instanceof CpmmPool) {
-    return raydiumCpmmSwap({ pool: pool.address, state: pool.state, inputMint, mode: dir, amount, threshold: bound, user });
-  }
-  if (pool instanceof WhirlpoolPool) {
-    const wp = pool.whirlpool;
-    const aToB = inputMint === wp.tokenMintA;
-    const arrays = whirlpoolSwapTickArrays(pool, aToB);
-    return orcaWhirlpoolSwapV2({
-      pool: pool.address,
-      whirlpool: wp,
-      inputMint,
-      mode: dir,
-      amount,
-      threshold: bound,
-      user,
-      tokenProgramA: tokenProgramOf(ctx.src, wp.tokenMintA),
-      tokenProgramB: tokenProgramOf(ctx.src, wp.tokenMintB),
-      tickArrays: arrays,
-      oracle: whirlpoolOracleAddress(pool.address),
-    });
-  }
-  if (pool instanceof ClmmPool) {
-    const st = pool.state;
-    const zeroForOne = inputMint === st.tokenMint0;
-    const bitmaps = prepareBitmaps(st.tickSpacing, st.tickArrayBitmap, pool.extension);
-    const starts = initializedTickArraysFrom(bitmaps, st.tickCurrent, zeroForOne, 3);
-    if (starts.length === 0) throw new MissingPoolDataError(`no initialized tick array found for CLMM pool ${pool.address}`);
-    const withExt = ctx.src.account(clmmBitmapExtensionAddress(pool.address)) !== undefined;
-    return raydiumClmmSwapV2({
-      pool: pool.address,
-      state: st,
-      inputMint,
-      mode: dir,
-      amount,
-      threshold: bound,
-      user,
-      tickArrays: starts.map((x) => clmmTickArrayAddress(pool.address, x)),
-      withBitmapExtension: withExt,
-    });
-  }
-  if (pool instanceof AmmV4Pool) {
-    // swap_base_in_v2 / swap_base_out_v2: no OpenBook market account to read or pass
-    return raydiumAmmV4SwapV2({ pool: pool.address, info: pool.info, inputMint, mode: dir, amount, threshold: bound, user });
-  }
-  if (pool instanceof PumpAmmPool) {
-    const st = pool.pool;
-    const sell = inputMint === st.baseMint;
-    const [a, t] = sell && mode === 'ExactOut' ? [quotedIn, amount] : [amount, bound];
-    return pumpAmmSwap({
-      pool: pool.address,
-      state: st,
-      globalConfig: pool.globalConfig,
-      inputMint,
-      mode: dir,
-      amount: a,
-      threshold: t,
-      user,
-      baseTokenProgram: tokenProgramOf(ctx.src, st.baseMint),
-      quoteTokenProgram: tokenProgramOf(ctx.src, st.quoteMint),
-      // the accounts PumpSwap takes after its IDL's list since the 2026-04-28 upgrade (cashback,
-      // pool-v2, buyback fee recipient): the chain rejects a swap without them
-      withRemainingAccounts: true,
-    });
-  }
-  if (pool instanceof PumpFunCurve) {
-    const mint = pool.mintA;
-    const sell = inputMint === mint;
-    const [a, t] = sell && mode === 'ExactOut' ? [quotedIn, amount] : [amount, bound];
-    const tokenProgram = tokenProgramOf(ctx.src, mint);
-    return pumpFunSwap({
-      mint,
-      curve: pool.curve,
-      feeRecipient: pool.global.feeRecipient,
-      tokenProgram,
-      inputMint,
-      mode: dir,
-      amount: a,
-      threshold: t,
-      wallet: ctx.wallet,
-      userTokenAccount: associatedTokenAddress(ctx.wallet, mint, tokenProgram),
-      // since the 2026-04-28 upgrade: bonding-curve-v2, a buyback fee recipient of the Global
-      // account (the program's default set when the Global lists none), cashback accumulator
-      withRemainingAccounts: true,
-      buybackFeeRecipient: pumpFunBuybackFeeRecipient(pool.global),
-    });
-  }
-  void outputMint;
-  throw new BuildError(`no instruction builder for pool ${pool.address} (${pool.label})`);
+  const source = userAccount(ctx, inputMint);
+  const destination = userAccount(ctx, outputMint);
+  const writer = venueWriter(pool.programId);
+  if (!writer) throw new BuildError(`no instruction builder for pool ${pool.address} (${pool.label})`);
+  return writer.hopInstruction({
+    pool,
+    inputMint,
+    outputMint,
+    mode,
+    amount,
+    bound,
+    quotedIn,
+    wallet: ctx.wallet,
+    source,
+    destination,
+    tokenProgramOf: (m) => tokenProgramOf(ctx.src, m),
+    account: (a) => ctx.src.account(a),
+  });
 }
