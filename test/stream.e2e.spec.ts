@@ -29,7 +29,7 @@ import { decodePoolUpdate, type PoolUpdate } from '@app/contracts';
 import { decodeQuotesChanged, tupleKey } from '@app/contracts';
 import { TOPICS } from '@app/contracts';
 import { EmbeddedLog } from '@app/log/embedded/embedded-log';
-import { MINTS } from '@app/solana';
+import { PROGRAM_IDS, MINTS } from '@app/solana';
 import { decodeTokenAccount, encodeTokenAccount } from '@app/solana';
 
 jest.setTimeout(60_000);
@@ -168,6 +168,43 @@ describe.each(['1', '0'])('stream e2e (all in one, embedded log, INTEREST_WORKER
     const qOut = await c.next((m) => m.type === 'quote' && m.amount === '2000000000');
     expect(qOut.amountOut).toBe('2000000000'); // ExactOut: the output is the subscribed amount
     expect(BigInt(qOut.amountIn)).toBeGreaterThan(0n);
+    c.close();
+  });
+
+  it("route controls on pairs: each controlled pair is its own tuple, quoted as GET /quote quotes it under the same controls; a control the stream does not take refuses the pair", async () => {
+    const base = url.replace('ws://', 'http://').replace('/api/v1/stream', '');
+    // a pair whose best route is multi-hop
+    let target: string | undefined;
+    for (const t of market.tokens.slice(3)) {
+      const r = await fetch(`${base}/api/v1/quote?inputMint=${MINTS.USDT}&outputMint=${t.mint}&amount=50000000&swapMode=ExactIn`);
+      if (r.status === 200 && ((await r.json()) as any).data.hopCount >= 2) {
+        target = t.mint;
+        break;
+      }
+    }
+    expect(target).toBeDefined();
+    const pair = { in: MINTS.USDT, out: target!, amount: '50000000', exactIn: true };
+    const variants: Array<{ controls: Record<string, unknown>; query: string; echo: Record<string, unknown> }> = [
+      { controls: {}, query: '', echo: {} },
+      { controls: { onlyDirectRoutes: true }, query: '&onlyDirectRoutes=true', echo: { maxHops: 1 } },
+      { controls: { maxHops: 2, restrictIntermediateTokens: true }, query: '&maxHops=2&restrictIntermediateTokens=true', echo: { maxHops: 2, restrictIntermediateTokens: true } },
+      { controls: { dexes: 'Orca Whirlpool' }, query: '&dexes=Orca%20Whirlpool', echo: { dexes: [PROGRAM_IDS.orcaWhirlpool] } },
+    ];
+    const c = await client();
+    const refused = [{ ...pair, maxAccounts: 20 }, { ...pair, maxHops: 9 }, { ...pair, dexes: 'nope' }, { ...pair, platformFeeBps: 10 }];
+    c.send({ op: 'subscribe', pairs: [...variants.map((v) => ({ ...pair, ...v.controls })), ...refused] });
+    expect(await c.next((m) => m.type === 'subscribed')).toEqual({ type: 'subscribed', count: variants.length });
+    for (const v of variants) {
+      const controlsOf = (m: any) => ['dexes', 'excludeDexes', 'maxHops', 'restrictIntermediateTokens'].every((k) => JSON.stringify(m[k]) === JSON.stringify(v.echo[k]));
+      const m = await c.next((x) => (x.type === 'quote' || x.type === 'error') && x.out === target && controlsOf(x));
+      const rest = await fetch(`${base}/api/v1/quote?inputMint=${pair.in}&outputMint=${pair.out}&amount=${pair.amount}&swapMode=ExactIn${v.query}`);
+      const body = (await rest.json()) as any;
+      if (rest.status === 200) {
+        expect(m).toMatchObject({ type: 'quote', amountOut: body.data.amountOut, hops: body.data.hopCount, ...v.echo });
+      } else {
+        expect(m).toMatchObject({ type: 'error', message: body.error });
+      }
+    }
     c.close();
   });
 
@@ -592,9 +629,10 @@ describe('quote work in worker threads (INTEREST_WORKERS=2)', () => {
     const shards = (host as unknown as { shards: Array<{ worker: { terminate(): Promise<number> } | null }> }).shards;
     await shards[0].worker!.terminate();
     expect(shards[0].worker).toBeNull();
-    for (let i = 0; i < 250 && shards[0].worker === null; i++) await pause(20);
+    // bounds, not timings: a worker started again under load takes seconds to load and read the log
+    for (let i = 0; i < 1500 && shards[0].worker === null; i++) await pause(20);
     expect(shards[0].worker).not.toBeNull();
-    for (let i = 0; i < 250; i++) {
+    for (let i = 0; i < 1500; i++) {
       const s = await host.stats().catch(() => undefined);
       if (s?.tuples === pairs.length) break;
       await pause(20);

@@ -1,5 +1,5 @@
 import { StringInterner } from '@app/contracts';
-import { parseTuple, plainQuote, sameQuote, tupleKey, type QuoteTuple, type QuotesChanged } from '@app/contracts';
+import { hasControls, parseTuple, plainQuote, sameQuote, tupleKey, type QuoteTuple, type QuotesChanged } from '@app/contracts';
 
 /**
  * The stream's state, plain TypeScript: connections, their subscriptions, the last quote per
@@ -61,17 +61,24 @@ interface ConnState {
 
 export type InterestListener = (op: 'add' | 'remove', tuple: QuoteTuple) => void;
 
-/** The quote event of the API (section 6), plus `exactIn` and `amountIn` so ExactOut tuples are unambiguous. */
+/**
+ * The quote event of the API (section 6), plus `exactIn` and `amountIn` so ExactOut tuples are
+ * unambiguous, and a pair's route controls (normalised: program ids, maxHops) when it has any.
+ */
 export function quoteMessage(q: QuotesChanged): object {
+  const t = q.tuple;
+  // a pair with route controls: they say which of the client's subscriptions the message is for
+  const controls = hasControls(t) ? { dexes: t.dexes, excludeDexes: t.excludeDexes, maxHops: t.maxHops, restrictIntermediateTokens: t.restrictIntermediateTokens } : {};
   if (q.error !== undefined) {
-    return { type: 'error', message: q.error, in: q.tuple.in, out: q.tuple.out, amount: q.tuple.amount, exactIn: q.tuple.exactIn, slot: q.slot };
+    return { type: 'error', message: q.error, in: t.in, out: t.out, amount: t.amount, exactIn: t.exactIn, ...controls, slot: q.slot };
   }
   return {
     type: 'quote',
-    in: q.tuple.in,
-    out: q.tuple.out,
-    amount: q.tuple.amount,
-    exactIn: q.tuple.exactIn,
+    in: t.in,
+    out: t.out,
+    amount: t.amount,
+    exactIn: t.exactIn,
+    ...controls,
     amountIn: q.amountIn,
     amountOut: q.amountOut,
     priceImpactBps: q.priceImpactBps,
@@ -135,7 +142,7 @@ export class StreamHub {
       let t = this.tuples.get(key);
       if (!t) {
         // the hub's one copy of the tuple: its mints shared with the other tuples that name them
-        const kept: QuoteTuple = { in: this.mints.intern(tuple.in), out: this.mints.intern(tuple.out), amount: tuple.amount, exactIn: tuple.exactIn };
+        const kept: QuoteTuple = { ...tuple, in: this.mints.intern(tuple.in), out: this.mints.intern(tuple.out) };
         t = { tuple: kept, key, conn: null, others: undefined };
         this.tuples.set(key, t);
         this.onInterest('add', kept);

@@ -7,3 +7,4 @@ export * from './interner';
 export * from './api-keys';
 export { decodeIngestStatus, encodeIngestStatus, ingestLag } from './ingest-status';
 export type { IngestStatus } from './ingest-status';
+export * from './dexes';

@@ -1,10 +1,14 @@
 import { isPublicKey } from '@app/solana';
+import { parseDexList } from './dexes';
 import { ContractError } from './errors';
 import { TOPICS } from './topics';
 
 /**
- * The subscription tuple of the live stream: (in, out, amount, exactIn). Two tuples that
- * differ only in amount are distinct.
+ * The subscription tuple of the live stream: (in, out, amount, exactIn) and the pair's route
+ * controls, if any. Two tuples that differ only in amount, or only in their controls, are
+ * distinct. The controls are kept normalised, so that two spellings of the same controls are the
+ * same tuple: `dexes` / `excludeDexes` as sorted program ids, `onlyDirectRoutes` as maxHops 1,
+ * `restrictIntermediateTokens` only when true; absent when not asked for.
  */
 export interface QuoteTuple {
   in: string;
@@ -12,11 +16,34 @@ export interface QuoteTuple {
   /** smallest units, decimal string without leading zeros */
   amount: string;
   exactIn: boolean;
+  dexes?: string[];
+  excludeDexes?: string[];
+  maxHops?: number;
+  restrictIntermediateTokens?: true;
 }
 
-/** The log key of a tuple (also its identity in memory). */
+/** the most hops a pair may ask for (the router caps it at its MAX_HOPS) */
+export const TUPLE_MAX_HOPS = 5;
+
+/** whether a tuple carries route controls */
+export function hasControls(t: QuoteTuple): boolean {
+  return t.dexes !== undefined || t.excludeDexes !== undefined || t.maxHops !== undefined || t.restrictIntermediateTokens !== undefined;
+}
+
+/** the controls part of a key: `d=<ids>;x=<ids>;h=<n>;r=1`, the fields present in that order */
+function controlsKey(t: QuoteTuple): string {
+  const parts: string[] = [];
+  if (t.dexes !== undefined) parts.push(`d=${t.dexes.join(',')}`);
+  if (t.excludeDexes !== undefined) parts.push(`x=${t.excludeDexes.join(',')}`);
+  if (t.maxHops !== undefined) parts.push(`h=${t.maxHops}`);
+  if (t.restrictIntermediateTokens) parts.push('r=1');
+  return parts.join(';');
+}
+
+/** The log key of a tuple (also its identity in memory): `in:out:amount:in|out`, then `:controls` when it has any. */
 export function tupleKey(t: QuoteTuple): string {
-  return `${t.in}:${t.out}:${t.amount}:${t.exactIn ? 'in' : 'out'}`;
+  const base = `${t.in}:${t.out}:${t.amount}:${t.exactIn ? 'in' : 'out'}`;
+  return hasControls(t) ? `${base}:${controlsKey(t)}` : base;
 }
 
 /**
@@ -55,14 +82,51 @@ export interface QuotesChanged {
 const AMOUNT = /^[1-9][0-9]{0,19}$/;
 const U64_MAX = (1n << 64n) - 1n;
 
-/** Validate a tuple from any source (client frame or log record); returns null when invalid. */
+/** the fields a pair may have: the tuple's own and the route controls that make sense for a live quote */
+const PAIR_FIELDS = new Set(['in', 'out', 'amount', 'exactIn', 'dexes', 'excludeDexes', 'onlyDirectRoutes', 'maxHops', 'restrictIntermediateTokens']);
+
+/**
+ * Validate a tuple from any source (client frame or log record); returns null when invalid: a
+ * field out of shape, or one a pair does not take (maxAccounts and platformFeeBps are not stream
+ * controls). `dexes` / `excludeDexes` take labels or program ids, as an array or one
+ * comma-separated string, as the REST controls do.
+ */
 export function parseTuple(p: unknown): QuoteTuple | null {
   if (typeof p !== 'object' || p === null || Array.isArray(p)) return null;
   const o = p as Record<string, unknown>;
   if (!isPublicKey(o.in) || !isPublicKey(o.out) || o.in === o.out) return null;
   if (typeof o.amount !== 'string' || !AMOUNT.test(o.amount) || BigInt(o.amount) > U64_MAX) return null;
   if (typeof o.exactIn !== 'boolean') return null;
-  return { in: o.in, out: o.out, amount: o.amount, exactIn: o.exactIn };
+  const t: QuoteTuple = { in: o.in, out: o.out, amount: o.amount, exactIn: o.exactIn };
+  let extra = false;
+  for (const k in o) {
+    if (!PAIR_FIELDS.has(k)) return null;
+    if (k !== 'in' && k !== 'out' && k !== 'amount' && k !== 'exactIn') extra = true;
+  }
+  return extra ? withControls(t, o) : t;
+}
+
+/** `t` with the controls of `o` normalised (see QuoteTuple); null when one is invalid */
+function withControls(t: QuoteTuple, o: Record<string, unknown>): QuoteTuple | null {
+  for (const k of ['dexes', 'excludeDexes'] as const) {
+    if (o[k] === undefined) continue;
+    const ids = parseDexList(o[k]);
+    if (ids === null) return null;
+    t[k] = ids.sort();
+  }
+  if (o.maxHops !== undefined) {
+    if (typeof o.maxHops !== 'number' || !Number.isInteger(o.maxHops) || o.maxHops < 1 || o.maxHops > TUPLE_MAX_HOPS) return null;
+    t.maxHops = o.maxHops;
+  }
+  if (o.onlyDirectRoutes !== undefined) {
+    if (typeof o.onlyDirectRoutes !== 'boolean') return null;
+    if (o.onlyDirectRoutes) t.maxHops = 1;
+  }
+  if (o.restrictIntermediateTokens !== undefined) {
+    if (typeof o.restrictIntermediateTokens !== 'boolean') return null;
+    if (o.restrictIntermediateTokens) t.restrictIntermediateTokens = true;
+  }
+  return t;
 }
 
 /**
@@ -71,14 +135,26 @@ export function parseTuple(p: unknown): QuoteTuple | null {
  */
 export function tupleOfKey(key: string): QuoteTuple | null {
   const parts = key.split(':');
-  if (parts.length !== 4 || (parts[3] !== 'in' && parts[3] !== 'out')) return null;
-  return { in: parts[0], out: parts[1], amount: parts[2], exactIn: parts[3] === 'in' };
+  if ((parts.length !== 4 && parts.length !== 5) || (parts[3] !== 'in' && parts[3] !== 'out')) return null;
+  const t: QuoteTuple = { in: parts[0], out: parts[1], amount: parts[2], exactIn: parts[3] === 'in' };
+  if (parts.length === 4) return t;
+  const fields = t as unknown as Record<string, unknown>;
+  for (const part of parts[4].split(';')) {
+    const [name, value] = part.split('=');
+    if (name === 'd') fields.dexes = value.split(',');
+    else if (name === 'x') fields.excludeDexes = value.split(',');
+    else if (name === 'h') fields.maxHops = /^[0-9]$/.test(value) ? Number(value) : value;
+    else if (name === 'r' && value === '1') fields.restrictIntermediateTokens = true;
+    else return null;
+  }
+  return t;
 }
 
-/** The tuple a key names (the inverse of tupleKey), validated as parseTuple does; null when the key names none. */
+/** The tuple a key names (the inverse of tupleKey), validated as parseTuple does; null when the key names none, or names it in another spelling than its own. */
 export function parseTupleKey(key: unknown): QuoteTuple | null {
   const fields = typeof key === 'string' ? tupleOfKey(key) : null;
-  return fields === null ? null : parseTuple(fields);
+  const t = fields === null ? null : parseTuple(fields);
+  return t !== null && tupleKey(t) === key ? t : null;
 }
 
 function parseJson(topic: string, value: Buffer): Record<string, unknown> {
@@ -147,6 +223,7 @@ const PLAIN = /^[0-9A-Za-z]*$/;
 export function plainQuote(q: QuotesChanged): boolean {
   const t = q.tuple;
   return (
+    !hasControls(t) &&
     PLAIN.test(t.in) &&
     PLAIN.test(t.out) &&
     PLAIN.test(t.amount) &&
@@ -225,11 +302,14 @@ function isAmount(x: unknown): x is string {
   return typeof x === 'string' && DECIMAL.test(x);
 }
 
-/** the record's tuple is `t` (a valid tuple), field by field */
+/** the record's tuple is `t` (a valid tuple), field by field (a tuple with controls: as its key says) */
 function isTuple(p: unknown, t: QuoteTuple): boolean {
   if (typeof p !== 'object' || p === null) return false;
   const o = p as Record<string, unknown>;
-  return o.in === t.in && o.out === t.out && o.amount === t.amount && o.exactIn === t.exactIn;
+  if (!(o.in === t.in && o.out === t.out && o.amount === t.amount && o.exactIn === t.exactIn)) return false;
+  if (!hasControls(t)) return Object.keys(o).length === 4;
+  const parsed = parseTuple(o);
+  return parsed !== null && tupleKey(parsed) === tupleKey(t);
 }
 
 /**

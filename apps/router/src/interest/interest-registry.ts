@@ -112,7 +112,7 @@ export class InterestRegistry {
   private hold(key: string, tuple: QuoteTuple, instance: string, expiry: number, change: InterestChange, h = this.held.get(key)): void {
     const created = h === undefined;
     if (h === undefined) {
-      const kept: QuoteTuple = { in: this.strings.intern(tuple.in), out: this.strings.intern(tuple.out), amount: tuple.amount, exactIn: tuple.exactIn };
+      const kept: QuoteTuple = { ...tuple, in: this.strings.intern(tuple.in), out: this.strings.intern(tuple.out) };
       h = { tuple: kept, instance: '', until: 0, others: undefined };
       this.held.set(key, h);
       change.added.push(kept);

@@ -120,7 +120,7 @@ export class InterestService {
       wake,
     );
     const pending = { drop: (w: Watched) => this.windows.drop(w), has: (w: Watched) => this.windows.has(w) || this.urgent.has(w.key) };
-    this.core = new QuoteCore(() => projections.projection, aggregatorFeeOf(config), config.maxHops, pending);
+    this.core = new QuoteCore(() => projections.projection, aggregatorFeeOf(config), config.maxHops, pending, config.intermediateTokens);
     this.prewarmer = new WindowPrewarm(this.windows, this.core);
     this.refresh = new CandidateRefresh(this.core, config.streamRefreshMs, () => this.urgent.size > 0);
     this.handoff = new SearcherHandoff(this.core, wake);

@@ -14,17 +14,17 @@
  * scheduler's (InterestService and debounce-windows.ts); the pending replays it holds are reached
  * through PendingReplays.
  */
-import { RouteError, type Pool, type Route, type RouteRequest } from '@app/amm';
+import { RouteError, type Pool, type Route } from '@app/amm';
 import type { LogMessage } from '@app/log';
 import type { Projection } from '@app/pools';
-import { encodeQuotesChanged, type QuotesChanged, type QuoteTuple } from '@app/contracts';
+import { encodeQuotesChanged, hasControls, type QuotesChanged, type QuoteTuple } from '@app/contracts';
 import { betterNet, charge, feeBpsFor, findBestNetRoute, type FeeSchedule } from '../quote/aggregator-fee';
 import { gainingOnRoute, gainingWithoutRoute, priceExactly } from './candidate-checks';
 import { PathEstimates, PoolStamps, type EstimablePath } from './path-estimates';
 import { PathInterner, type PathLists } from './path-interner';
 import { impactBps, quoteFields } from './quote-fields';
 import { planReplay, replayQuote, replayRoute, type RouteQuote } from './route-replay';
-import { candidatePathsOn, fromWire, searchRoute } from './route-searcher';
+import { candidatePathsOn, fromWire, optionsOf, searchRoute, type SearchRequest } from './route-searcher';
 import { SearchQueue } from './search-queue';
 import { TupleQueue } from './tuple-queue';
 import { CHECKS, MAX_CANDIDATES, RESEARCH_GAIN, Watched, candidatesOf, estimateRatio, heldUp, lossOf, unpriceable, type Answer, type CandidatePath, type PushKind } from './tuple-state';
@@ -72,6 +72,8 @@ export class QuoteCore {
     private readonly fee: FeeSchedule | null,
     private readonly maxHops: number,
     private readonly pending: PendingReplays,
+    /** the intermediate tokens a pair's restrictIntermediateTokens allows (INTERMEDIATE_TOKENS) */
+    private readonly liquid: readonly string[] = [],
   ) {}
 
   /** a new live tuple (no route yet: its first search is the scheduler's) */
@@ -95,9 +97,12 @@ export class QuoteCore {
     return w;
   }
 
-  /** the route request of the tuple */
-  request(w: Watched): RouteRequest {
-    return { inputMint: w.tuple.in, outputMint: w.tuple.out, amount: w.amount, mode: w.mode, maxHops: this.maxHops };
+  /** the route request of the tuple, with its pair's route controls (the REST quote's, applied as REST applies them) */
+  request(w: Watched): SearchRequest {
+    const t = w.tuple;
+    const req: SearchRequest = { inputMint: t.in, outputMint: t.out, amount: w.amount, mode: w.mode, maxHops: this.maxHops };
+    if (!hasControls(t)) return req;
+    return { ...req, maxHops: Math.min(this.maxHops, t.maxHops ?? this.maxHops), controls: t, liquid: this.liquid };
   }
 
   // ---- searches ----
@@ -454,7 +459,8 @@ export class QuoteCore {
       if (last === undefined || last.error !== undefined) continue;
       let fresh: Route;
       try {
-        fresh = findBestNetRoute(this.pools(), this.request(w), this.fee);
+        const req = this.request(w);
+        fresh = findBestNetRoute(this.pools(), req, this.fee, optionsOf(req));
       } catch (e) {
         if (!(e instanceof RouteError)) throw e;
         continue;

@@ -10,7 +10,9 @@
  * the log, so the searches leave the thread that replays the routes).
  */
 import type { Pool } from '@app/amm';
-import { findCandidatePaths, RouteError, type CandidatePath, type Route, type RouteRequest, type SwapMode, type TokenGraph } from '@app/amm';
+import { findCandidatePaths, RouteError, type CandidatePath, type Route, type RouteRequest, type RouteSearchOptions, type SwapMode, type TokenGraph } from '@app/amm';
+import { TUPLE_MAX_HOPS } from '@app/contracts';
+import { controlledSearch, type RouteControls } from '../quote/route-controls';
 import { QUOTE_SEARCH } from '../quote/quote-search';
 import { findBestNetRoute, type FeeSchedule } from '../quote/aggregator-fee';
 
@@ -40,18 +42,34 @@ export interface Found {
   slot: number;
 }
 
+/**
+ * A tuple's route request with its pair's route controls, as plain data (it crosses to the search
+ * worker): the pool filter is built where the search runs (optionsOf).
+ */
+export interface SearchRequest extends RouteRequest {
+  controls?: RouteControls;
+  /** the intermediate tokens restrictIntermediateTokens allows (INTERMEDIATE_TOKENS) */
+  liquid?: readonly string[];
+}
+
+/** the search options (the pool filter) of a request's controls; none without controls */
+export function optionsOf(req: SearchRequest): RouteSearchOptions {
+  if (req.controls === undefined) return {};
+  return controlledSearch(req.controls, req.maxHops ?? TUPLE_MAX_HOPS, new Set(req.liquid ?? []), req.inputMint, req.outputMint).options;
+}
+
 export interface RouteSearcher {
   /** whether it answers now (a worker: once its projection has caught up with the log) */
   readonly ready: boolean;
   /** rejects only when the searcher failed (a worker that died); a request without a route resolves with `error` */
-  search(req: RouteRequest, maxCandidates: number): Promise<Found>;
+  search(req: SearchRequest, maxCandidates: number): Promise<Found>;
   close(): Promise<void>;
 }
 
 /** the request's candidate paths on `graph` (the route search's first step), at most `max`; none when there is no route */
-export function candidatePathsOn(graph: TokenGraph, req: RouteRequest, max: number): FoundPath[] {
+export function candidatePathsOn(graph: TokenGraph, req: SearchRequest, max: number): FoundPath[] {
   try {
-    return foundPaths(findCandidatePaths(graph, req, QUOTE_SEARCH), max);
+    return foundPaths(findCandidatePaths(graph, req, { ...QUOTE_SEARCH, ...optionsOf(req) }), max);
   } catch (e) {
     if (!(e instanceof RouteError)) throw e;
     return [];
@@ -68,13 +86,13 @@ function foundPaths(paths: readonly CandidatePath[], max: number): FoundPath[] {
  * message), and the candidate paths (at most `max`) that candidatePathsOn would return, taken
  * from the search's own first step instead of a second candidate search.
  */
-export function searchRoute(graph: TokenGraph, req: RouteRequest, max: number, fee: FeeSchedule | null): { cands: FoundPath[]; route?: Route; error?: string } {
+export function searchRoute(graph: TokenGraph, req: SearchRequest, max: number, fee: FeeSchedule | null): { cands: FoundPath[]; route?: Route; error?: string } {
   let cands: FoundPath[] = [];
   const searched = (paths: readonly CandidatePath[]): void => {
     cands = foundPaths(paths, max);
   };
   try {
-    const route = findBestNetRoute(graph, req, fee, {}, searched);
+    const route = findBestNetRoute(graph, req, fee, optionsOf(req), searched);
     return { cands, route };
   } catch (e) {
     if (!(e instanceof RouteError)) throw e;
@@ -83,7 +101,7 @@ export function searchRoute(graph: TokenGraph, req: RouteRequest, max: number, f
 }
 
 /** the search itself, on `graph` at `slot` (both adapters run this) */
-export function searchOn(graph: TokenGraph, slot: number, req: RouteRequest, maxCandidates: number, fee: FeeSchedule | null): Found {
+export function searchOn(graph: TokenGraph, slot: number, req: SearchRequest, maxCandidates: number, fee: FeeSchedule | null): Found {
   const { cands, route, error } = searchRoute(graph, req, maxCandidates, fee);
   return route !== undefined ? { cands, route: toWire(route), slot } : { cands, error, slot };
 }
@@ -118,7 +136,7 @@ export class InlineSearcher implements RouteSearcher {
     private readonly fee: FeeSchedule | null,
   ) {}
 
-  search(req: RouteRequest, maxCandidates: number): Promise<Found> {
+  search(req: SearchRequest, maxCandidates: number): Promise<Found> {
     return new Promise((resolve, reject) =>
       setImmediate(() => {
         try {

@@ -6,12 +6,11 @@
 import 'reflect-metadata';
 import { ConsoleLogger, Logger, type LogLevel } from '@nestjs/common';
 import { parentPort, workerData } from 'worker_threads';
-import type { RouteRequest } from '@app/amm';
 import type { AppConfig } from '@app/config';
 import { createLog } from '@app/log';
 import { ProjectionService } from '../projection/projection.service';
 import { aggregatorFeeOf } from '../quote/aggregator-fee';
-import { searchOn, type Found } from './route-searcher';
+import { searchOn, type Found, type SearchRequest } from './route-searcher';
 import { lowerThisThreadsPriority } from './worker-thread';
 
 export interface SearchWorkerData {
@@ -20,7 +19,7 @@ export interface SearchWorkerData {
   logLevels: LogLevel[];
 }
 
-export type ToSearchWorker = { type: 'search'; id: number; req: RouteRequest; max: number } | { type: 'close' };
+export type ToSearchWorker = { type: 'search'; id: number; req: SearchRequest; max: number } | { type: 'close' };
 export type FromSearchWorker =
   | { type: 'ready' }
   | { type: 'found'; id: number; found: Found }

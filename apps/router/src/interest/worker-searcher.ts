@@ -8,10 +8,9 @@
  */
 import { Logger } from '@nestjs/common';
 import type { Worker } from 'worker_threads';
-import type { RouteRequest } from '@app/amm';
 import type { AppConfig } from '@app/config';
 import { KeptWorker } from './kept-worker';
-import type { Found, RouteSearcher } from './route-searcher';
+import type { Found, RouteSearcher, SearchRequest } from './route-searcher';
 import type { FromSearchWorker, SearchWorkerData, ToSearchWorker } from './search-worker';
 import { enabledLogLevels, startWorkerThread } from './worker-thread';
 
@@ -60,7 +59,7 @@ export class WorkerSearcher implements RouteSearcher {
     this.kept.keep();
   }
 
-  search(req: RouteRequest, max: number): Promise<Found> {
+  search(req: SearchRequest, max: number): Promise<Found> {
     return this.kept.ask<Found>((id) => ({ type: 'search', id, req, max }) satisfies ToSearchWorker);
   }
 
