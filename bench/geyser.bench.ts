@@ -73,7 +73,8 @@ export async function bench(): Promise<BenchSection[]> {
   let measuring = false;
   try {
     await source.start();
-    await until(() => geyser.openCalls === 1, 10_000, 'the subscription');
+    // the call open and its first request (the filters) in: the stand-in sends nothing before
+    await until(() => geyser.openCalls === 1 && geyser.stats.requests > 0, 10_000, 'the subscription');
     const sub = await log.subscribe(TOPICS.poolUpdates, { from: 'beginning', maxBatch: 5000 }, (records) => {
       const now = process.hrtime.bigint();
       for (const r of records) {

@@ -3,7 +3,8 @@
  * as "the chain" behind the RPC and Geyser stand-ins. No real node can run here; this holds what a
  * node would: every account (address -> owner, lamports, data bytes, slot of its last write), the
  * current slot, which advances behind it (on a timer with `run(ms)`, or by hand with `step()`),
- * accounts by owner (what getProgramAccounts and a Geyser owner filter scan), and events that the
+ * accounts by owner (what getProgramAccounts and a Geyser owner filter scan), token accounts by
+ * their authority (what getTokenAccountsByOwner looks up), and events that the
  * wire stand-ins turn into their formats:
  *
  *   chain.on('account', (a: ChainAccountChange) => ...)   every write (data null = closed), in order
@@ -44,6 +45,8 @@ export class MarketChain extends EventEmitter {
   readonly market: SimMarket;
   private readonly accounts = new Map<string, ChainAccount>();
   private readonly byOwner = new Map<string, Set<string>>();
+  /** token accounts (of either token program) by their authority's bytes (hex) */
+  private readonly byAuthority = new Map<string, Set<string>>();
   private timer: NodeJS.Timeout | null = null;
   private extraSlot = 0;
 
@@ -76,6 +79,15 @@ export class MarketChain extends EventEmitter {
   /** addresses of the accounts `owner` owns (insertion order) */
   ownedBy(owner: string): ChainAccount[] {
     const set = this.byOwner.get(owner);
+    if (!set) return [];
+    const out: ChainAccount[] = [];
+    for (const a of set) out.push(this.accounts.get(a)!);
+    return out;
+  }
+
+  /** the token accounts (of either token program, 165 bytes or more) whose authority is these 32 bytes, in ownedBy's order */
+  tokenAccountsOf(authority: Uint8Array): ChainAccount[] {
+    const set = this.byAuthority.get(Buffer.from(authority).toString('hex'));
     if (!set) return [];
     const out: ChainAccount[] = [];
     for (const a of set) out.push(this.accounts.get(a)!);
@@ -133,16 +145,31 @@ export class MarketChain extends EventEmitter {
 
   private put(u: PoolUpdate, emit: boolean): void {
     const before = this.accounts.get(u.address);
+    const authorityBefore = before ? authorityOf(before.owner, before.data) : null;
+    const authorityAfter = u.data === null ? null : authorityOf(u.owner, u.data);
     if (before) this.byOwner.get(before.owner)?.delete(u.address);
+    // (a write moves the account to the end of its sets, as ownedBy answers in last-write order)
+    if (authorityBefore !== null) this.byAuthority.get(authorityBefore)?.delete(u.address);
     if (u.data === null) this.accounts.delete(u.address);
     else {
       this.accounts.set(u.address, { address: u.address, owner: u.owner, lamports: u.lamports, data: u.data, slot: u.slot });
       let set = this.byOwner.get(u.owner);
       if (!set) this.byOwner.set(u.owner, (set = new Set()));
       set.add(u.address);
+      if (authorityAfter !== null) {
+        let byAuth = this.byAuthority.get(authorityAfter);
+        if (!byAuth) this.byAuthority.set(authorityAfter, (byAuth = new Set()));
+        byAuth.add(u.address);
+      }
     }
     if (emit) this.emit('account', { address: u.address, owner: u.owner, lamports: u.lamports, data: u.data, slot: u.slot } satisfies ChainAccountChange);
   }
+}
+
+/** a token account's authority (bytes 32..64, hex); null for any other account */
+function authorityOf(owner: string, data: Buffer): string | null {
+  if ((owner !== PROGRAM_IDS.token && owner !== PROGRAM_IDS.token2022) || data.length < 165) return null;
+  return data.toString('hex', 32, 64);
 }
 
 /** rent-exempt lamports of an account of `size` bytes (the runtime's formula) */

@@ -244,9 +244,10 @@ export class RpcStandIn {
         const f = (params[1] ?? {}) as { mint?: string; programId?: string };
         const programs = f.programId ? [f.programId] : ['TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA', 'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb'];
         const mint = f.mint ? key(f.mint) : null;
+        const held = owner === null ? [] : chain.tokenAccountsOf(owner);
         const value = programs
-          .flatMap((p) => chain.ownedBy(p))
-          .filter((a) => owner !== null && a.data.length >= 165 && Buffer.compare(a.data.subarray(32, 64), owner!) === 0 && (mint === null || Buffer.compare(a.data.subarray(0, 32), mint) === 0))
+          .flatMap((p) => held.filter((a) => a.owner === p))
+          .filter((a) => mint === null || Buffer.compare(a.data.subarray(0, 32), mint) === 0)
           .map((a) => ({ pubkey: a.address, account: wireAccount(a) }));
         return ctx(value);
       }

@@ -98,12 +98,18 @@ export interface GeyserStreamStats {
 const MAX_LOGGED_REJECTS = 50;
 /** pending writes above which the stream is paused until they are appended */
 const HIGH_WATER = 20_000;
+/** how long, and up to how many writes, the writes that keep arriving are gathered into one append */
+const GATHER_MS = 5;
+const GATHER_QUIET_MS = 0.5;
+const GATHER_MAX = 5_000;
 
 export class GeyserStream {
   private readonly watch: MutableWatchSet;
   private readonly newest = new NewestWrites();
   private readonly statsData: GeyserStreamStats;
   private pending: PoolUpdate[] = [];
+  /** when the last write joined `pending` (performance.now()) */
+  private lastArrival = 0;
   private flushing: Promise<void> | null = null;
   private stream: Duplex | null = null;
   private stopping = false;
@@ -387,6 +393,7 @@ export class GeyserStream {
 
   private enqueue(u: PoolUpdate, stream: Duplex | null): void {
     this.pending.push(u);
+    this.lastArrival = performance.now();
     if (this.pending.length >= HIGH_WATER && stream && !stream.isPaused()) stream.pause();
     this.kick();
   }
@@ -408,7 +415,7 @@ export class GeyserStream {
   }
 
   private async flush(): Promise<void> {
-    await new Promise<void>((r) => setImmediate(r)); // gather what arrives meanwhile into one append
+    await this.gather();
     while (this.pending.length > 0) {
       const batch = this.pending;
       this.pending = [];
@@ -417,6 +424,21 @@ export class GeyserStream {
       const s = this.stream;
       if (s && s.isPaused()) s.resume();
       this.followDependencies();
+    }
+  }
+
+  /**
+   * Let what arrives meanwhile join the next append: the client hands over one message per turn
+   * of the event loop (a turn often brings none), so the writes are gathered while they keep
+   * coming (the last less than GATHER_QUIET_MS ago), for at most GATHER_MS and GATHER_MAX writes.
+   * One append and one dependency check per batch, not per write.
+   */
+  private async gather(): Promise<void> {
+    const until = performance.now() + GATHER_MS;
+    for (;;) {
+      await new Promise<void>((r) => setImmediate(r));
+      const now = performance.now();
+      if (this.pending.length >= GATHER_MAX || now >= until || now - this.lastArrival >= GATHER_QUIET_MS) return;
     }
   }
 

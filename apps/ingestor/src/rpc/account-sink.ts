@@ -110,17 +110,24 @@ export class AccountSink {
       this.lastSlot.set(u.address, u.slot);
       out.push(u);
     }
-    for (let i = 0; i < out.length; i += APPEND_CHUNK) {
-      const chunk = out.slice(i, i + APPEND_CHUNK);
-      const encoded = chunk.map((u) => encodePoolUpdate(u));
-      await this.log.append(
-        TOPICS.poolUpdates,
-        chunk.map((u, j) => ({ key: u.address, value: encoded[j] })),
-      );
-      for (let j = 0; j < chunk.length; j++) this.projection.apply({ partition: 0, offset: this.offset++, value: encoded[j] });
-      for (const u of chunk) if (this.counters.lastSlot === null || u.slot > this.counters.lastSlot) this.counters.lastSlot = u.slot;
-      this.counters.appended += chunk.length;
-      this.onAppended?.(chunk);
+    // the chunks go to the log one after the other, and only then into this projection: its
+    // re-decoding is not in the way of the next chunk (a consumer of the log has the first already)
+    const appended: Buffer[] = [];
+    try {
+      for (let i = 0; i < out.length; i += APPEND_CHUNK) {
+        const chunk = out.slice(i, i + APPEND_CHUNK);
+        const encoded = chunk.map((u) => encodePoolUpdate(u));
+        await this.log.append(
+          TOPICS.poolUpdates,
+          chunk.map((u, j) => ({ key: u.address, value: encoded[j] })),
+        );
+        for (const e of encoded) appended.push(e);
+        for (const u of chunk) if (this.counters.lastSlot === null || u.slot > this.counters.lastSlot) this.counters.lastSlot = u.slot;
+        this.counters.appended += chunk.length;
+        this.onAppended?.(chunk);
+      }
+    } finally {
+      for (const value of appended) this.projection.apply({ partition: 0, offset: this.offset++, value });
     }
     return out.length;
   }
