@@ -65,6 +65,9 @@ describe('INGEST_SOURCE=geyser through the RPC and Geyser stand-ins', () => {
     const direct = projectionOf(chain.updates());
     expect(marketsOf(viaGeyser)).toEqual(marketsOf(direct));
     expect(quotesOf(viaGeyser)).toEqual(quotesOf(direct));
+    // the tokens' symbols and names: their Metadata accounts were read too
+    expect(viaGeyser.tokens()).toEqual(direct.tokens());
+    expect(viaGeyser.tokens().filter((t) => t.symbol === null)).toEqual([]);
   };
 
   beforeEach(async () => {

@@ -49,6 +49,9 @@ describe('INGEST_SOURCE=rpc through the RPC stand-in', () => {
     const direct = projectionOf(chain.updates());
     expect(marketsOf(viaRpc)).toEqual(marketsOf(direct));
     expect(quotesOf(viaRpc)).toEqual(quotesOf(direct));
+    // the tokens' symbols and names: their Metadata accounts were read too
+    expect(viaRpc.tokens()).toEqual(direct.tokens());
+    expect(viaRpc.tokens().filter((t) => t.symbol === null)).toEqual([]);
   };
 
   beforeEach(async () => {

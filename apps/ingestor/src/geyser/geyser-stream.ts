@@ -346,12 +346,13 @@ export class GeyserStream {
     this.statsData.newPools += fresh.length;
     this.follow(fresh);
     const curves = fresh.filter((p) => sink.projection.account(p)?.owner === PROGRAM_IDS.pumpFun);
-    if (sink.missing(changed).length === 0 && curves.length === 0) return;
+    if (sink.missing(changed).length === 0 && curves.length === 0 && sink.missingMetadata(changed).length === 0) return;
     this.inBackground(async () => {
       for (const c of curves) await this.deps.boot.readCurveTokenAccount(c);
       const missing = sink.missing(changed);
       this.follow(missing);
-      await this.deps.boot.readAccounts(missing);
+      // the mints' Metadata accounts are read once, not followed
+      await this.deps.boot.readAccounts([...missing, ...sink.missingMetadata(changed)]);
       this.followDependencies();
     });
   }

@@ -3,11 +3,11 @@
  * a followed program's pool account (the RPC bootstrap's own test), and whether a program knows
  * the layout of an account followed by address. The modules decode; nothing is kept.
  */
-import { DEFAULT_PROGRAM_MODULES } from '@app/pools';
+import { VENUES } from '@app/pools';
 import { poolAccountProblem } from '../rpc/rpc-bootstrap';
 import type { LayoutCheck } from './stream-message';
 
-const MODULES = new Map(DEFAULT_PROGRAM_MODULES.map((m) => [m.programId, m]));
+const VENUE_BY_PROGRAM = new Map(VENUES.map((m) => [m.programId, m]));
 
 export class ProgramAccounts implements LayoutCheck {
   private readonly followed: ReadonlySet<string>;
@@ -22,10 +22,10 @@ export class ProgramAccounts implements LayoutCheck {
   }
 
   accountKind(owner: string, data: Buffer): string | null {
-    return MODULES.get(owner)?.accountKind(data) ?? null;
+    return VENUE_BY_PROGRAM.get(owner)?.accountKind(data) ?? null;
   }
 
   isProgram(owner: string): boolean {
-    return MODULES.has(owner);
+    return VENUE_BY_PROGRAM.has(owner);
   }
 }

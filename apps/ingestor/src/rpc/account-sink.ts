@@ -15,7 +15,7 @@
 import { encodePoolUpdate, type PoolUpdate } from '@app/contracts';
 import { TOPICS } from '@app/contracts';
 import type { LogPort } from '@app/log';
-import { PROGRAM_IDS } from '@app/solana';
+import { PROGRAM_IDS, metadataAddress } from '@app/solana';
 import { Projection } from '@app/pools';
 import type { RawAccount } from './rpc-client';
 
@@ -38,6 +38,8 @@ export class AccountSink {
   private readonly lastSlot = new Map<string, number>();
   /** addresses read and found absent on chain (not written; read again when the set is healed) */
   private readonly absent = new Set<string>();
+  /** each mint's Metadata account address, derived once */
+  private readonly metadataPdas = new Map<string, string>();
   private readonly counters: AccountSinkStats = { appended: 0, stale: 0, unchanged: 0, lastSlot: null };
   /** called with each batch actually appended (after the log accepted it) */
   onAppended: ((updates: readonly PoolUpdate[]) => void) | null = null;
@@ -153,6 +155,25 @@ export class AccountSink {
     for (const pool of pools) {
       for (const d of this.projection.dependenciesOf(pool)) {
         if (!this.lastSlot.has(d) && !this.absent.has(d)) out.add(d);
+      }
+    }
+    return [...out];
+  }
+
+  /**
+   * The Metaplex Metadata accounts of the pools' mints (all pools, or `pools`) that were never
+   * read: read once for the tokens' symbols and names, not followed (a token's metadata seldom
+   * changes; a Token-2022 mint's own metadata extension comes with the mint, which is followed).
+   */
+  missingMetadata(pools: Iterable<string> = this.pools()): string[] {
+    const out = new Set<string>();
+    for (const pool of pools) {
+      const p = this.projection.pool(pool);
+      if (p === undefined) continue;
+      for (const mint of [p.mintA, p.mintB]) {
+        let pda = this.metadataPdas.get(mint);
+        if (pda === undefined) this.metadataPdas.set(mint, (pda = metadataAddress(mint)));
+        if (!this.lastSlot.has(pda) && !this.absent.has(pda)) out.add(pda);
       }
     }
     return [...out];

@@ -25,7 +25,7 @@
  * Every account is appended with the context slot of the answer that carried it, source `rpc`.
  */
 import type { GetProgramAccountsFilter } from '@solana/web3.js';
-import { DEFAULT_PROGRAM_MODULES } from '@app/pools';
+import { VENUES } from '@app/pools';
 import { PROGRAM_IDS } from '@app/solana';
 import { pumpBondingCurveAddress } from '@app/solana';
 import type { AccountSink } from './account-sink';
@@ -66,12 +66,12 @@ export const RPC_CONCURRENCY = 4;
 const MAX_DEPENDENCY_ROUNDS = 8;
 const MAX_LOGGED_REJECTS = 20;
 
-const MODULES = new Map(DEFAULT_PROGRAM_MODULES.map((m) => [m.programId, m]));
+const VENUE_BY_PROGRAM = new Map(VENUES.map((m) => [m.programId, m]));
 
 /** null when `a` is a pool account of one of `programIds`; otherwise why not */
 export function poolAccountProblem(a: RawAccount, programIds: ReadonlySet<string>): string | null {
   if (!programIds.has(a.owner)) return `owned by ${a.owner}, not a watched program`;
-  const m = MODULES.get(a.owner);
+  const m = VENUE_BY_PROGRAM.get(a.owner);
   if (!m) return `owned by ${a.owner}, a program without a module`;
   const kind = m.accountKind(a.data);
   if (kind !== m.poolAccountKind) return `not a ${m.label} ${m.poolAccountKind} (${a.data.length} bytes, layout ${kind ?? 'unknown'})`;
@@ -111,6 +111,7 @@ export class RpcBootstrap {
     };
     seen(await this.readPools());
     seen(await this.readDependencies());
+    seen(await this.readAccounts(this.sink.missingMetadata()));
     const addresses = this.sink.watchedAddresses();
     return {
       slot,

@@ -267,12 +267,13 @@ export class RpcLive {
     this.watch(fresh);
     const curves = fresh.filter((p) => this.sink.projection.account(p)?.owner === PROGRAM_IDS.pumpFun);
     const missing = this.sink.missing(changed);
-    if (missing.length === 0 && curves.length === 0) return;
+    const metadata = this.sink.missingMetadata(changed);
+    if (missing.length === 0 && curves.length === 0 && metadata.length === 0) return;
     this.inBackground(async () => {
       for (const c of curves) await this.boot.readCurveTokenAccount(c);
       const deps = this.sink.missing(changed);
       this.watch(deps);
-      await this.boot.readAccounts(deps);
+      await this.boot.readAccounts([...deps, ...this.sink.missingMetadata(changed)]);
       this.followDependencies();
     });
   }
