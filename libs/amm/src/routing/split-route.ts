@@ -60,6 +60,44 @@ function marginalRate(r: Route): number {
 /** below this relative impact of the best single path a split cannot gain a hundredth of a bp */
 const SPLIT_MIN_IMPACT = 1e-6;
 
+/** the split searches' sizes: [least impact of the single path, divisor of the amount] */
+const PART_SEARCHES = [
+  [1e-3, 1n],
+  [1e-3, 16n],
+  [3e-2, 256n],
+] as const;
+
+/**
+ * ExactOut: the forward (ExactIn) searches for the input the single path asks and its parts. A
+ * search backwards from the output prunes against rates towards the input and can miss branches
+ * that a forward search from the input keeps; so the ExactOut split sees every branch the ExactIn
+ * search would for the same input. Their estimates become inputs (what an ExactOut candidate's
+ * estimate is): the part searched.
+ */
+function forwardCandidates(c: Compiled, req: RouteRequest, single: Route, impact: number, marginal: number, opts: RouteSearchOptions, wide: RouteSearchOptions): CandidatePath[] {
+  const forward: RouteRequest = { ...req, mode: 'ExactIn', amount: single.amountIn };
+  // the main search first (with the deep one on the full hop limit), then the parts'
+  const out = searchCandidates(c, forward, opts).map((cand) => ({ ...cand, estimate: Number(single.amountIn) }));
+  for (const [minImpact, div] of PART_SEARCHES) {
+    const part = single.amountIn / div;
+    if (impact < minImpact || part === 0n) continue;
+    // output per unit of input at the whole amount: the inverse of the ExactOut marginal rate
+    const floor = marginal > 0 && marginal < Infinity ? Number(part) / marginal : -Infinity;
+    for (const cand of searchCandidates(c, { ...forward, amount: part }, wide, floor)) out.push({ ...cand, estimate: Number(part) });
+  }
+  return out;
+}
+
+/** a, b, a, b, ...: neither list's best paths crowd the other's out of the flow graph */
+function interleave<T>(a: readonly T[], b: readonly T[]): T[] {
+  const out: T[] = [];
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    if (i < a.length) out.push(a[i]);
+    if (i < b.length) out.push(b[i]);
+  }
+  return out;
+}
+
 export function trySplit(c: Compiled, candidates: CandidatePath[], req: RouteRequest, single: Route | null, opts: RouteSearchOptions): Route | null {
   const impact = single === null ? 1 : pathImpact(single);
   if (impact < SPLIT_MIN_IMPACT) return null;
@@ -72,16 +110,13 @@ export function trySplit(c: Compiled, candidates: CandidatePath[], req: RouteReq
   // amount gets no flow in the optimal split (the common marginal rate of the split is at least
   // that): the searches for split candidates prune against it
   const marginal = single === null ? NaN : marginalRate(single);
-  for (const [minImpact, div] of [
-    [1e-3, 1n],
-    [1e-3, 16n],
-    [3e-2, 256n],
-  ] as const) {
+  for (const [minImpact, div] of PART_SEARCHES) {
     const part = req.amount / div;
     if (impact < minImpact || part === 0n) continue;
     const floor = marginal > 0 && marginal < Infinity ? (req.mode === 'ExactIn' ? Number(part) * marginal : -Number(part) * marginal) : -Infinity;
     all = all.concat(searchCandidates(c, { ...req, amount: part }, wide, floor));
   }
+  if (req.mode === 'ExactOut' && single !== null) all = interleave(all, forwardCandidates(c, req, single, impact, marginal, opts, wide));
   const g = buildFlowGraph(all, amount, req.mode, (a, b) => c.pairPools(c.id(a), c.id(b)), { ...opts, maxHops: req.maxHops });
   if (g === null) return null;
   // output lost to the allocation error e (a share of the amount) ≈ impact × e² / 2, with
