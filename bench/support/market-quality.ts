@@ -6,7 +6,8 @@
  *   ROUTING_MARKETS (default 6) markets × ROUTING_MARKET_PAIRS (default 25) pairs, each pair in
  *   both modes.
  */
-import { PoolQuoteError, RouteError, findBestRoute, type Route, type RouteSearchOptions, type TokenGraph } from '@app/amm';
+import { RouteError, findBestRoute, type Route, type RouteSearchOptions, type TokenGraph } from '@app/amm';
+import { forwardYield } from '@app/amm/routing/testing/forward-yield';
 import { fmtMs, summarize, verdict, type BenchRow, type BenchSection } from '../harness';
 import { OracleCache, convexSplit } from './convex-split';
 import { MAX_HOPS, buildMarket, exactPaths, gridSplit, requests, type MarketRequest } from './market-instances';
@@ -32,6 +33,8 @@ export interface MarketFigures {
    * that input executed forwards, in bp of the ExactOut answer's output
    */
   outVsIn: number[];
+  /** ExactOut answers where ExactIn with 1 bp (at least one unit) less input reaches the output */
+  outAsksMore: number;
   times: number[];
 }
 
@@ -44,33 +47,8 @@ function run(graph: TokenGraph, req: MarketRequest, opts: RouteSearchOptions): R
   }
 }
 
-/**
- * The output of an ExactOut route executed forwards for its input: each hop given the input it
- * asked, the last hop out of a token what is left of it; null when a hop cannot fill.
- */
-function forwardYield(r: Route): bigint | null {
-  const held = new Map<string, bigint>([[r.inputMint, r.amountIn]]);
-  const lastOut = new Map<string, number>();
-  r.hops.forEach((h, i) => lastOut.set(h.inputMint, i));
-  try {
-    for (let i = 0; i < r.hops.length; i++) {
-      const h = r.hops[i];
-      const have = held.get(h.inputMint) ?? 0n;
-      const give = lastOut.get(h.inputMint) === i ? have : h.amountIn < have ? h.amountIn : have;
-      held.set(h.inputMint, have - give);
-      if (give === 0n) continue;
-      const q = h.pool.quoteExactIn(h.inputMint, give);
-      held.set(h.outputMint, (held.get(h.outputMint) ?? 0n) + q.amountOut);
-    }
-  } catch (e) {
-    if (e instanceof PoolQuoteError) return null;
-    throw e;
-  }
-  return held.get(r.outputMint) ?? 0n;
-}
-
 export function measureMarkets(markets: number, pairs: number, opts: RouteSearchOptions = SERVED): MarketFigures {
-  const fig: MarketFigures = { gaps: { ExactIn: [], ExactOut: [] }, worseThanSingle: 0, falseRefusals: 0, filled: { ExactIn: 0, ExactOut: 0 }, unfillable: 0, singleHops: [], bestOf: [0, 0, 0], outVsIn: [], times: [] };
+  const fig: MarketFigures = { gaps: { ExactIn: [], ExactOut: [] }, worseThanSingle: 0, falseRefusals: 0, filled: { ExactIn: 0, ExactOut: 0 }, unfillable: 0, singleHops: [], bestOf: [0, 0, 0], outVsIn: [], outAsksMore: 0, times: [] };
   for (let k = 0; k < markets; k++) {
     const m = buildMarket(101 + k);
     const oracles = new OracleCache();
@@ -123,6 +101,10 @@ export function measureMarkets(markets: number, pairs: number, opts: RouteSearch
         const own = forwardYield(r);
         const floor = own !== null && own > r.amountOut ? own : r.amountOut;
         if (back !== null) fig.outVsIn.push((Number(back.amountOut - floor) / Number(r.amountOut)) * 10_000);
+        // the invariant itself: with 1 bp (at least one unit) less input, ExactIn does not reach the output
+        const less = r.amountIn - (r.amountIn / 10_000n > 1n ? r.amountIn / 10_000n : 1n);
+        const short = less > 0n ? run(m.graph, { ...req, mode: 'ExactIn', amount: less }, opts) : null;
+        if (short !== null && short.amountOut >= req.amount) fig.outAsksMore++;
       }
     }
   }
@@ -164,6 +146,12 @@ export function marketSection(fig: MarketFigures, markets: number, pairs: number
       notes: `${missed} of ${fig.outVsIn.length} over 0.5 bps (the ExactOut answer could have asked less)`,
       target: '0 over 0.5 bps',
       verdict: verdict(missed === 0),
+    },
+    {
+      metric: 'ExactOut answers that ExactIn beats with 1 bp (≥ 1 unit) less input',
+      value: `${fig.outAsksMore} of ${fig.outVsIn.length}`,
+      target: '0',
+      verdict: verdict(fig.outAsksMore === 0),
     },
     { metric: 'router time per request p50 / p99', value: `${fmtMs(tt.p50)} / ${fmtMs(tt.p99)}`, notes: 'markets of 160 pools (not the speed benchmark)' },
   );

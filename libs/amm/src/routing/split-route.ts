@@ -68,18 +68,19 @@ const PART_SEARCHES = [
 ] as const;
 
 /**
- * ExactOut: the forward (ExactIn) searches for the input the single path asks and its parts. A
+ * ExactOut: the forward (ExactIn) searches for an input (what the single path asks, or a first
+ * split when no single path fills) and its parts. A
  * search backwards from the output prunes against rates towards the input and can miss branches
  * that a forward search from the input keeps; so the ExactOut split sees every branch the ExactIn
  * search would for the same input. Their estimates become inputs (what an ExactOut candidate's
  * estimate is): the part searched.
  */
-function forwardCandidates(c: Compiled, req: RouteRequest, single: Route, impact: number, marginal: number, opts: RouteSearchOptions, wide: RouteSearchOptions): CandidatePath[] {
-  const forward: RouteRequest = { ...req, mode: 'ExactIn', amount: single.amountIn };
+function forwardCandidates(c: Compiled, req: RouteRequest, input: bigint, impact: number, marginal: number, opts: RouteSearchOptions, wide: RouteSearchOptions): CandidatePath[] {
+  const forward: RouteRequest = { ...req, mode: 'ExactIn', amount: input };
   // the main search first (with the deep one on the full hop limit), then the parts'
-  const out = searchCandidates(c, forward, opts).map((cand) => ({ ...cand, estimate: Number(single.amountIn) }));
+  const out = searchCandidates(c, forward, opts).map((cand) => ({ ...cand, estimate: Number(input) }));
   for (const [minImpact, div] of PART_SEARCHES) {
-    const part = single.amountIn / div;
+    const part = input / div;
     if (impact < minImpact || part === 0n) continue;
     // output per unit of input at the whole amount: the inverse of the ExactOut marginal rate
     const floor = marginal > 0 && marginal < Infinity ? Number(part) / marginal : -Infinity;
@@ -101,7 +102,6 @@ function interleave<T>(a: readonly T[], b: readonly T[]): T[] {
 export function trySplit(c: Compiled, candidates: CandidatePath[], req: RouteRequest, single: Route | null, opts: RouteSearchOptions): Route | null {
   const impact = single === null ? 1 : pathImpact(single);
   if (impact < SPLIT_MIN_IMPACT) return null;
-  const amount = Number(req.amount);
   // paths that are poor for the whole amount can be good for a part of it: for large trades the
   // candidates of a sixteenth (and a 256th) of the amount join
   let all = candidates;
@@ -116,7 +116,18 @@ export function trySplit(c: Compiled, candidates: CandidatePath[], req: RouteReq
     const floor = marginal > 0 && marginal < Infinity ? (req.mode === 'ExactIn' ? Number(part) * marginal : -Number(part) * marginal) : -Infinity;
     all = all.concat(searchCandidates(c, { ...req, amount: part }, wide, floor));
   }
-  if (req.mode === 'ExactOut' && single !== null) all = interleave(all, forwardCandidates(c, req, single, impact, marginal, opts, wide));
+  if (req.mode !== 'ExactOut') return splitOver(c, all, req, impact, opts);
+  if (single !== null) return splitOver(c, interleave(all, forwardCandidates(c, req, single.amountIn, impact, marginal, opts, wide)), req, impact, opts);
+  // no single path fills: the forward searches run for the input of a first split, then again
+  const first = splitOver(c, all, req, impact, opts);
+  if (first === null) return null;
+  const again = splitOver(c, interleave(all, forwardCandidates(c, req, first.amountIn, impact, NaN, opts, wide)), req, impact, opts);
+  return again !== null && again.amountIn < first.amountIn ? again : first;
+}
+
+/** the flow graph of the candidates, the amount allocated over it and priced exactly (see trySplit) */
+function splitOver(c: Compiled, all: CandidatePath[], req: RouteRequest, impact: number, opts: RouteSearchOptions): Route | null {
+  const amount = Number(req.amount);
   const g = buildFlowGraph(all, amount, req.mode, (a, b) => c.pairPools(c.id(a), c.id(b)), { ...opts, maxHops: req.maxHops });
   if (g === null) return null;
   // output lost to the allocation error e (a share of the amount) ≈ impact × e² / 2, with
