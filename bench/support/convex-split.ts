@@ -245,7 +245,7 @@ export function convexSplit(graph: TokenGraph, oracles: OracleCache, req: Convex
   }
   if (longest(kept, edges, order) > maxHops) return null;
   const pos = new Map(order.map((t, k) => [t, k]));
-  const fe: FlowEdge[] = kept.map((i) => ({ pool: pools[i], from: pos.get(edges[i].from)!, to: pos.get(edges[i].to)!, x: sol.flows[i].x, y: sol.flows[i].y, cap: Infinity }));
+  const fe: FlowEdge[] = kept.map((i) => ({ pool: pools[i], from: pos.get(edges[i].from)!, to: pos.get(edges[i].to)!, x: sol.flows[i].x, y: sol.flows[i].y, cap: Infinity, k: 0 }));
   const fg: FlowGraph = {
     mints: order.map((t) => mints[t]),
     edges: fe,

@@ -18,6 +18,12 @@ export interface FlowEdge {
   y: number;
   /** ExactIn: an output this edge cannot reach (just under the pool's reserve of `to`; read once, as the pool does not change during a search) */
   cap: number;
+  /**
+   * the correction of the pool's float curve: the allocation's curve is the float one times
+   * (1 − k x) at input x (0 until an exact pricing of the split says otherwise; see calibrate in
+   * flow-allocation.ts)
+   */
+  k: number;
 }
 
 export interface FlowGraph {
@@ -215,7 +221,7 @@ export function buildFlowGraph(candidates: readonly CandidatePath[], amount: num
       }
     }
     const toMint = names[p.to];
-    for (const pool of chosen) edges.push({ pool, from: rank[p.from], to: rank[p.to], x: 0, y: 0, cap: pool.reserve(toMint) * (1 - 1e-9) });
+    for (const pool of chosen) edges.push({ pool, from: rank[p.from], to: rank[p.to], x: 0, y: 0, cap: pool.reserve(toMint) * (1 - 1e-9), k: 0 });
   };
   for (const p of pairList) addPools(p, perPair);
   for (const p of linkPairs) {

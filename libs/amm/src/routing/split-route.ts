@@ -7,9 +7,9 @@
 import { PoolQuoteError } from '../pool';
 import { searchCandidates } from './candidate-paths';
 import type { Compiled } from './compiled-graph';
-import { allocate } from './flow-allocation';
+import { allocate, calibrate } from './flow-allocation';
 import { evaluateFlow } from './flow-evaluation';
-import { buildFlowGraph } from './flow-graph';
+import { buildFlowGraph, type FlowGraph } from './flow-graph';
 import type { CandidatePath, Route, RouteRequest, RouteSearchOptions } from './types';
 
 /** a split's dust branches are kept only when they pay more than this share (0.1 bp) */
@@ -75,18 +75,21 @@ const PART_SEARCHES = [
  * search would for the same input. Their estimates become inputs (what an ExactOut candidate's
  * estimate is): the part searched.
  */
-function forwardCandidates(c: Compiled, req: RouteRequest, input: bigint, impact: number, marginal: number, opts: RouteSearchOptions, wide: RouteSearchOptions): CandidatePath[] {
+function forwardCandidates(c: Compiled, req: RouteRequest, input: bigint, impact: number, marginal: number, opts: RouteSearchOptions, wide: RouteSearchOptions): { near: CandidatePath[]; longer: CandidatePath[] } {
   const forward: RouteRequest = { ...req, mode: 'ExactIn', amount: input };
+  const sized = (list: CandidatePath[], amount: bigint) => list.map((cand) => ({ ...cand, estimate: Number(amount) }));
   // the main search first (with the deep one on the full hop limit), then the parts'
-  const out = searchCandidates(c, forward, opts).map((cand) => ({ ...cand, estimate: Number(input) }));
+  const near = sized(searchCandidates(c, forward, opts), input);
+  let longer: CandidatePath[] = [];
   for (const [minImpact, div] of PART_SEARCHES) {
     const part = input / div;
     if (impact < minImpact || part === 0n) continue;
     // output per unit of input at the whole amount: the inverse of the ExactOut marginal rate
     const floor = marginal > 0 && marginal < Infinity ? Number(part) / marginal : -Infinity;
-    for (const cand of searchCandidates(c, { ...forward, amount: part }, wide, floor)) out.push({ ...cand, estimate: Number(part) });
+    near.push(...sized(searchCandidates(c, { ...forward, amount: part }, wide, floor), part));
+    longer = longer.concat(sized(searchCandidates(c, { ...forward, amount: part }, wide, floor, true), part));
   }
-  return out;
+  return { near, longer };
 }
 
 /** a, b, a, b, ...: neither list's best paths crowd the other's out of the flow graph */
@@ -110,19 +113,40 @@ export function trySplit(c: Compiled, candidates: CandidatePath[], req: RouteReq
   // amount gets no flow in the optimal split (the common marginal rate of the split is at least
   // that): the searches for split candidates prune against it
   const marginal = single === null ? NaN : marginalRate(single);
+  // and, on the full hop limit, the longer roads for those parts, after the near ones (they
+  // join the flow graph while it has room)
+  let longer: CandidatePath[] = [];
   for (const [minImpact, div] of PART_SEARCHES) {
     const part = req.amount / div;
     if (impact < minImpact || part === 0n) continue;
     const floor = marginal > 0 && marginal < Infinity ? (req.mode === 'ExactIn' ? Number(part) * marginal : -Number(part) * marginal) : -Infinity;
     all = all.concat(searchCandidates(c, { ...req, amount: part }, wide, floor));
+    longer = longer.concat(searchCandidates(c, { ...req, amount: part }, wide, floor, true));
   }
-  if (req.mode !== 'ExactOut') return splitOver(c, all, req, impact, opts);
-  if (single !== null) return splitOver(c, interleave(all, forwardCandidates(c, req, single.amountIn, impact, marginal, opts, wide)), req, impact, opts);
+  if (req.mode !== 'ExactOut') return firstSplit(c, [all.concat(longer), all], req, impact, opts);
+  const withForward = (input: bigint, m: number): CandidatePath[] => {
+    const fwd = forwardCandidates(c, req, input, impact, m, opts, wide);
+    return interleave(all, fwd.near).concat(longer, fwd.longer);
+  };
+  if (single !== null) return firstSplit(c, [withForward(single.amountIn, marginal), all], req, impact, opts);
   // no single path fills: the forward searches run for the input of a first split, then again
-  const first = splitOver(c, all, req, impact, opts);
+  const first = firstSplit(c, [all.concat(longer), all], req, impact, opts);
   if (first === null) return null;
-  const again = splitOver(c, interleave(all, forwardCandidates(c, req, first.amountIn, impact, NaN, opts, wide)), req, impact, opts);
+  const again = splitOver(c, withForward(first.amountIn, NaN), req, impact, opts);
   return again !== null && again.amountIn < first.amountIn ? again : first;
+}
+
+/**
+ * The split over the first candidate list that gives one: a wider list can fail where a narrower
+ * one fills (its flow graph keeps other paths, or a part its exact math cannot fill)
+ */
+function firstSplit(c: Compiled, lists: CandidatePath[][], req: RouteRequest, impact: number, opts: RouteSearchOptions): Route | null {
+  for (let i = 0; i < lists.length; i++) {
+    if (i > 0 && lists[i].length === lists[i - 1].length) continue;
+    const r = splitOver(c, lists[i], req, impact, opts);
+    if (r !== null) return r;
+  }
+  return null;
 }
 
 /** the flow graph of the candidates, the amount allocated over it and priced exactly (see trySplit) */
@@ -135,6 +159,23 @@ function splitOver(c: Compiled, all: CandidatePath[], req: RouteRequest, impact:
   const maxSteps = opts.maxSteps ?? 64;
   const steps = Math.max(8, Math.min(maxSteps, Math.ceil(0.07 * Math.sqrt(impact / 5e-7))));
   if (!allocate(g, req.mode, amount, steps, opts.polishRounds ?? 96)) return null;
+  let best = priced(g, req, opts);
+  // where a pool's exact math departs from its float curve, the allocation runs again on the
+  // curves scaled to the exact hops (calibrate): kept while it pays
+  for (let round = 0; round < CALIBRATION_ROUNDS && best !== null && calibrate(g, best); round++) {
+    if (!allocate(g, req.mode, amount, steps, opts.polishRounds ?? 96)) break;
+    const again = priced(g, req, opts);
+    if (again === null || !(req.mode === 'ExactIn' ? again.amountOut > best.amountOut : again.amountIn < best.amountIn)) break;
+    best = again;
+  }
+  return best;
+}
+
+/** allocations again on calibrated curves at most */
+const CALIBRATION_ROUNDS = 2;
+
+/** the exact route of the allocation in `g` (see splitOver) */
+function priced(g: FlowGraph, req: RouteRequest, opts: RouteSearchOptions): Route | null {
   const minShare = opts.minShare ?? 0.002;
   // small branches dropped (fewer instructions and accounts) unless keeping them pays more than
   // DUST_GAIN: what a dropped branch carried is spread over its siblings, which costs little at
