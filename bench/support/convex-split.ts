@@ -251,6 +251,7 @@ export function convexSplit(graph: TokenGraph, oracles: OracleCache, req: Convex
     edges: fe,
     outs: order.map((_, k) => fe.flatMap((e, j) => (e.from === k ? [j] : []))),
     ins: order.map((_, k) => fe.flatMap((e, j) => (e.to === k ? [j] : []))),
+    crossed: [],
   };
   let out: Route | null = null;
   for (const minShare of [0, 0.002]) {

@@ -149,16 +149,37 @@ function firstSplit(c: Compiled, lists: CandidatePath[][], req: RouteRequest, im
   return null;
 }
 
-/** the flow graph of the candidates, the amount allocated over it and priced exactly (see trySplit) */
+/**
+ * The flow graph of the candidates, the amount allocated over it and priced exactly (see
+ * trySplit). The first paths fix the order of the graph's tokens, and a later path that runs
+ * against it is left out (it would close a cycle); for a large trade the graph is built again
+ * with those paths first and the better split is kept.
+ */
 function splitOver(c: Compiled, all: CandidatePath[], req: RouteRequest, impact: number, opts: RouteSearchOptions): Route | null {
+  const first = allocated(c, all, req, impact, opts);
+  if (first === null || impact < REORDER_MIN_IMPACT || first.crossed.length === 0) return first?.route ?? null;
+  const ahead = new Set(first.crossed);
+  const other = allocated(c, [...first.crossed.map((i) => all[i]), ...all.filter((_, i) => !ahead.has(i))], req, impact, opts);
+  const a = first.route;
+  const b = other?.route ?? null;
+  if (a === null || b === null) return a ?? b;
+  return (req.mode === 'ExactIn' ? b.amountOut > a.amountOut : b.amountIn < a.amountIn) ? b : a;
+}
+
+/** a split's relative price impact from which the paths against the order are tried first too */
+const REORDER_MIN_IMPACT = 1e-3;
+
+/** the split over one candidate list, and which candidates its graph left out for their order; null without a graph */
+function allocated(c: Compiled, all: CandidatePath[], req: RouteRequest, impact: number, opts: RouteSearchOptions): { route: Route | null; crossed: number[] } | null {
   const amount = Number(req.amount);
   const g = buildFlowGraph(all, amount, req.mode, (a, b) => c.pairPools(c.id(a), c.id(b)), { ...opts, maxHops: req.maxHops });
   if (g === null) return null;
+  const crossed = g.crossed;
   // output lost to the allocation error e (a share of the amount) ≈ impact × e² / 2, with
   // e ≈ 0.07 / steps: aim at a few thousandths of a bp; then path exchanges polish
   const maxSteps = opts.maxSteps ?? 64;
   const steps = Math.max(8, Math.min(maxSteps, Math.ceil(0.07 * Math.sqrt(impact / 5e-7))));
-  if (!allocate(g, req.mode, amount, steps, opts.polishRounds ?? 96)) return null;
+  if (!allocate(g, req.mode, amount, steps, opts.polishRounds ?? 96)) return { route: null, crossed };
   let best = priced(g, req, opts);
   // where a pool's exact math departs from its float curve, the allocation runs again on the
   // curves scaled to the exact hops (calibrate): kept while it pays
@@ -168,7 +189,7 @@ function splitOver(c: Compiled, all: CandidatePath[], req: RouteRequest, impact:
     if (again === null || !(req.mode === 'ExactIn' ? again.amountOut > best.amountOut : again.amountIn < best.amountIn)) break;
     best = again;
   }
-  return best;
+  return { route: best, crossed };
 }
 
 /** allocations again on calibrated curves at most */
