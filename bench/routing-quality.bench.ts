@@ -37,27 +37,9 @@ import { evaluatePath, findBestRoute, findCandidatePaths, type CandidatePath } f
 import { FakePool, graphOf } from '@app/amm/routing/testing/fake-pool';
 import { base58Encode } from '@app/solana';
 import { fmtMs, summarize, verdict, type BenchRow, type BenchSection } from './harness';
-
-/** mulberry32: a small seeded PRNG (deterministic instances) */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** a pool direction's continuous curve: the arbitrage subproblem at marginal rate r (out per in) */
-type Oracle = (r: number) => { x: number; y: number };
-
-interface Edge {
-  from: number;
-  to: number;
-  oracle: Oracle;
-}
+import { marketSection, measureMarkets } from './support/market-quality';
+import { rng } from './support/market-instances';
+import { dualBound as dualBoundOf, dualSolve as dualSolveOf, type DualProblem, type Edge, type Oracle } from './support/dual-optimum';
 
 interface Instance {
   pools: Pool[];
@@ -240,204 +222,6 @@ function makeInstance(seed: number, hops: number): Instance {
   return { pools, edges, mints, price, source, target, amount, hops, share };
 }
 
-/**
- * The marginal rate of an edge at input x (output per input): the rate r at which the edge's
- * arbitrage subproblem takes exactly x (bisection on r; x(r) falls as r rises).
- */
-function marginalAt(e: Edge, x: number): number {
-  let hi = 1;
-  for (let k = 0; k < 400 && e.oracle(hi).x > x; k++) hi *= 4;
-  let lo = hi;
-  for (let k = 0; k < 400 && !(e.oracle(lo).x > x); k++) lo /= 4;
-  if (!(e.oracle(lo).x > x)) return 0;
-  for (let k = 0; k < 200 && hi / lo > 1 + 1e-14; k++) {
-    const mid = Math.sqrt(lo * hi);
-    if (e.oracle(mid).x > x) lo = mid;
-    else hi = mid;
-  }
-  return Math.sqrt(lo * hi);
-}
-
-/**
- * Dual prices read off a feasible flow (edge inputs by edge index): the value of one more unit of
- * each token at the target, given each edge's marginal rate at its flow, backwards from the
- * target over the DAG (ν_t = max over t's edges of ν_to × rate). At an optimal flow these are
- * optimal dual prices (KKT); for any flow they are prices, and D(ν) is an upper bound.
- */
-function pricesAt(inst: Instance, flows: number[]): number[] {
-  const n = inst.mints.length;
-  const nu = new Array<number>(n).fill(0);
-  nu[inst.target] = 1;
-  const rate = inst.edges.map((e, i) => marginalAt(e, flows[i] ?? 0));
-  // relax in reverse topological order: edges only go forward, so n sweeps settle it
-  for (let sweep = 0; sweep < n; sweep++) {
-    let moved = false;
-    inst.edges.forEach((e, i) => {
-      const v = nu[e.to] * rate[i];
-      if (v > nu[e.from]) {
-        nu[e.from] = v;
-        moved = true;
-      }
-    });
-    if (!moved) break;
-  }
-  return nu;
-}
-
-/**
- * The dual upper bound of the continuous optimum (see the file comment): minimised from the
- * latent prices and, when given, from the prices of a good feasible flow; the lowest D wins (each
- * is an upper bound).
- */
-function dualBound(inst: Instance, debug = false, flows?: number[]): number {
-  return dualSolve(inst, debug, flows).bound;
-}
-
-/**
- * The dual bound and the share of the input its optimal flow spends: below 1 when the network
- * cannot turn the whole amount into more output (a concentrated pool every path crosses runs out
- * of liquidity), where the continuous optimum leaves input unspent; a swap must spend it all, so
- * such instances have no meaningful reference.
- */
-function dualSolve(inst: Instance, debug = false, flows?: number[]): { bound: number; spent: number } {
-  let best = dualFrom(inst, inst.price.map((p) => p / inst.price[inst.target]), debug);
-  if (flows) {
-    // tokens of no value at the flow: a tiny positive price keeps the descent in the interior
-    const latent = inst.price.map((p) => p / inst.price[inst.target]);
-    const warm = pricesAt(inst, flows).map((v, t) => (v > 0 ? v : latent[t] * 1e-9));
-    const other = dualFrom(inst, warm, debug);
-    if (other.bound < best.bound) best = other;
-  }
-  return best;
-}
-
-function dualFrom(inst: Instance, start: number[], debug: boolean): { bound: number; spent: number } {
-  const n = inst.mints.length;
-  const A = Number(inst.amount);
-  const nu = start.slice();
-  const byToken: number[][] = Array.from({ length: n }, () => []);
-  inst.edges.forEach((e, i) => {
-    byToken[e.from].push(i);
-    byToken[e.to].push(i);
-  });
-  const balance = (t: number, v: number): number => {
-    let h = t === inst.source ? A : 0;
-    for (const ei of byToken[t]) {
-      const e = inst.edges[ei];
-      if (e.from === t) h -= e.oracle(v / nu[e.to]).x;
-      else h += e.oracle(nu[e.from] / v).y;
-    }
-    return h;
-  };
-  const coordinate = (sweeps: number): void => {
-    for (let sweep = 0; sweep < sweeps; sweep++) {
-      let moved = 0;
-      for (let t = 0; t < n; t++) {
-        if (t === inst.target) continue;
-        const v0 = nu[t];
-        let lo = v0 / 1.01;
-        let hi = v0 * 1.01;
-        for (let k = 0; k < 200 && balance(t, lo) > 0; k++) lo /= 4;
-        for (let k = 0; k < 200 && balance(t, hi) < 0; k++) hi *= 4;
-        for (let k = 0; k < 100; k++) {
-          const mid = Math.sqrt(lo * hi);
-          if (balance(t, mid) < 0) lo = mid;
-          else hi = mid;
-          if (hi / lo < 1 + 1e-13) break;
-        }
-        nu[t] = Math.sqrt(lo * hi);
-        moved = Math.max(moved, Math.abs(Math.log(nu[t] / v0)));
-      }
-      if (moved < 1e-12) break;
-    }
-  };
-  // then Levenberg–Marquardt-damped Newton on u = ln ν (the target's price fixed at 1): the
-  // gradient is ν_t × balance_t (exact), the Hessian by differences of the gradient
-  const free = Array.from({ length: n }, (_, t) => t).filter((t) => t !== inst.target);
-  const term = (v: number[], e: Edge): number => {
-    if (!(v[e.to] > 0)) return 0;
-    const { x, y } = e.oracle(Math.max(1e-300, v[e.from] / v[e.to]));
-    return v[e.to] * y - (x > 0 ? v[e.from] * x : 0);
-  };
-  const dual = (v: number[]): number => {
-    let d = v[inst.source] * A;
-    for (const e of inst.edges) d += term(v, e);
-    return d;
-  };
-  const start0 = dual(nu);
-  const grad = (v: number[]): number[] => {
-    const save = nu.slice();
-    for (let t = 0; t < n; t++) nu[t] = v[t];
-    const g = free.map((t) => v[t] * balance(t, v[t]));
-    for (let t = 0; t < n; t++) nu[t] = save[t];
-    return g;
-  };
-  const newton = (iters: number): void => {
-  let cur = dual(nu);
-  let lambda = 1e-3;
-  for (let it = 0; it < iters; it++) {
-    const g = grad(nu);
-    const k = free.length;
-    const H: number[][] = Array.from({ length: k }, () => new Array(k).fill(0));
-    for (let j = 0; j < k; j++) {
-      const h = 1e-6;
-      const v = nu.slice();
-      v[free[j]] *= Math.exp(h);
-      const g2 = grad(v);
-      for (let i = 0; i < k; i++) H[i][j] = (g2[i] - g[i]) / h;
-    }
-    for (let i = 0; i < k; i++) for (let j = 0; j < i; j++) H[i][j] = H[j][i] = (H[i][j] + H[j][i]) / 2;
-    let hmax = 0;
-    for (let i = 0; i < k; i++) hmax = Math.max(hmax, Math.abs(H[i][i]));
-    let improved = false;
-    for (let tries = 0; tries < 30 && !improved; tries++) {
-      // solve (H + λ diag(|H|+1e-12·scale)) d = −g by Gaussian elimination
-      const M = H.map((row, i) => [...row.map((x, j) => x + (i === j ? lambda * (Math.abs(H[i][i]) + 1e-9 * hmax + 1e-300) : 0)), -g[i]]);
-      for (let c = 0; c < k; c++) {
-        let piv = c;
-        for (let r = c + 1; r < k; r++) if (Math.abs(M[r][c]) > Math.abs(M[piv][c])) piv = r;
-        [M[c], M[piv]] = [M[piv], M[c]];
-        if (M[c][c] === 0) continue;
-        for (let r = 0; r < k; r++) {
-          if (r === c) continue;
-          const f = M[r][c] / M[c][c];
-          for (let x = c; x <= k; x++) M[r][x] -= f * M[c][x];
-        }
-      }
-      const d = M.map((row, i) => (row[i] !== 0 ? row[k] / row[i] : 0));
-      const v = nu.slice();
-      free.forEach((t, i) => (v[t] *= Math.exp(Math.max(-2, Math.min(2, d[i])))));
-      const val = dual(v);
-      if (val < cur) {
-        improved = cur - val > 1e-15 * Math.abs(cur);
-        for (let t = 0; t < n; t++) nu[t] = v[t];
-        cur = val;
-        lambda = Math.max(1e-12, lambda / 10);
-        if (!improved) break;
-      } else lambda *= 10;
-    }
-    if (!improved) break;
-  }
-  };
-  for (let round = 0; round < 6; round++) {
-    coordinate(round === 0 ? 60 : 30);
-    newton(60);
-  }
-  const D = dual(nu);
-  if (debug) {
-    for (const e of inst.edges) {
-      const { x, y } = e.oracle(nu[e.from] / nu[e.to]);
-      if (x > 0) console.log(`  opt t${e.from} -> t${e.to} pool ${inst.pools[inst.edges.indexOf(e)].address.slice(0, 6)} x ${x} y ${y}`);
-    }
-    for (let t = 0; t < n; t++) console.log(`  t${t} nu ${nu[t]} balance ${balance(t, nu[t])}`);
-    console.log('  D', D, 'from', start0);
-  }
-  // the descent keeps every accepted step below the start; the start itself is a bound too
-  let out = 0;
-  for (const e of inst.edges) if (e.from === inst.source) out += e.oracle(Math.max(1e-300, nu[e.from] / nu[e.to])).x;
-  return { bound: Math.min(D, start0), spent: out / A };
-}
-
 /** 5%-step split grid over the three best pool-disjoint paths, each priced exactly */
 function gridSplit(inst: Instance, candidates: CandidatePath[]): bigint {
   const chosen: CandidatePath[] = [];
@@ -488,6 +272,8 @@ const GENEROUS = { candidatesPerToken: 8, splitCandidatesPerToken: 12, maxPaths:
 
 export async function bench(): Promise<BenchSection[]> {
   const COUNT = Number(process.env.ROUTING_QUALITY_INSTANCES ?? 300);
+  const MARKETS = Number(process.env.ROUTING_MARKETS ?? 6);
+  const PAIRS = Number(process.env.ROUTING_MARKET_PAIRS ?? 25);
   const ours: number[] = [];
   const single: number[] = [];
   const grid: number[] = [];
@@ -511,7 +297,7 @@ export async function bench(): Promise<BenchSection[]> {
       continue;
     }
     const flows = inst.pools.map((p) => gen.hops.filter((h) => h.pool === p).reduce((sum, h) => sum + Number(h.amountIn), 0));
-    const dual = dualSolve(inst, false, flows);
+    const dual = dualSolve(inst, flows);
     if (dual.spent < 1 - 1e-6) {
       beyond++;
       continue;
@@ -580,13 +366,21 @@ export async function bench(): Promise<BenchSection[]> {
         ...(negative > 0 ? [{ metric: 'instances above the dual bound (solver check)', value: String(negative), target: '0', verdict: verdict(false) }] : []),
       ],
     },
+    marketSection(measureMarkets(MARKETS, PAIRS), MARKETS, PAIRS),
   ];
 }
+
+/** the dual problem of an instance */
+function problem(inst: Instance): DualProblem {
+  return { n: inst.mints.length, edges: inst.edges, price: inst.price, source: inst.source, target: inst.target, amount: Number(inst.amount) };
+}
+const dualSolve = (inst: Instance, flows?: number[]) => dualSolveOf(problem(inst), flows);
+const dualBound = (inst: Instance, flows?: number[]) => dualBoundOf(problem(inst), flows);
 
 export const _internal = { makeInstance, dualBound, dualSolve };
 
 if (require.main === module) {
   bench().then((s) => {
-    for (const r of s[0].rows) console.log(`${r.metric}: ${r.value}${r.target ? ` (target ${r.target}: ${r.verdict})` : ''}`);
+    for (const r of s.flatMap((x) => x.rows)) console.log(`${r.metric}: ${r.value}${r.target ? ` (target ${r.target}: ${r.verdict})` : ''}`);
   });
 }

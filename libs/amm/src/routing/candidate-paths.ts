@@ -76,8 +76,11 @@ export function findCandidatePaths(graph: TokenGraph, req: RouteRequest, opts: R
 /**
  * `floor`: a fixed pruning bound in score units (output, or minus the input) instead of the best
  * complete estimate: the split's searches keep every path that could carry a part of the amount.
+ * `deepOnly` (with a floor and fullHopLimit): only the paths longer than the near search's, down
+ * to the floor (a split's search for a part of the amount: a long road of shallow pools can carry
+ * a part well and never the whole); empty when the near search already reaches the hop limit.
  */
-export function searchCandidates(c: Compiled, req: RouteRequest, opts: RouteSearchOptions, floor?: number): CandidatePath[] {
+export function searchCandidates(c: Compiled, req: RouteRequest, opts: RouteSearchOptions, floor?: number, deepOnly = false): CandidatePath[] {
   const k = opts.candidatesPerToken ?? 4;
   const beam = opts.beamWidth ?? 1024;
   const maxHops = Math.max(1, Math.min(MAX_HOPS_LIMIT, Math.floor(req.maxHops)));
@@ -92,7 +95,8 @@ export function searchCandidates(c: Compiled, req: RouteRequest, opts: RouteSear
   const near = Math.min(maxHops, shortest + Math.max(0, opts.hopSlack ?? 1));
   // (the split's searches for parts of the amount stay near: the main search's deep candidates
   // join their flow graph)
-  const deep = maxHops > near && floor === undefined && opts.fullHopLimit === true;
+  const deep = maxHops > near && (floor === undefined || deepOnly) && opts.fullHopLimit === true;
+  if (deepOnly && (!deep || floor === undefined)) return [];
   if (deep) {
     tables = c.nearRates(target, exactIn, maxHops - 1);
     if (maxHops - 1 >= tables.length) tables = c.deeperAround(tables, start, exactIn);
@@ -100,15 +104,15 @@ export function searchCandidates(c: Compiled, req: RouteRequest, opts: RouteSear
   const root: Node = { token: start, amount: Number(req.amount), score: 0, hops: 0, pool: null, prev: null };
   const complete: Node[] = [];
   let bound = floor ?? -Infinity;
-  if (floor === undefined && near > shortest) {
+  if (floor === undefined && near > shortest && !deepOnly) {
     // the shortest paths first (the strict hop limit keeps their search narrow): their best
     // estimate bounds the longer ones
     layered(c, root, target, shortest, k, exactIn, tables, complete, -Infinity, false, beam, 1);
     for (const x of complete) if (x.score > bound) bound = x.score;
   }
-  layered(c, root, target, near, k, exactIn, tables, complete, bound, floor === undefined, beam, 1);
+  if (!deepOnly) layered(c, root, target, near, k, exactIn, tables, complete, bound, floor === undefined, beam, 1);
   if (deep) {
-    for (const x of complete) if (x.score > bound) bound = x.score;
+    if (floor === undefined) for (const x of complete) if (x.score > bound) bound = x.score;
     // only the paths longer than the near search's are completed (it found the shorter ones)
     layered(c, root, target, maxHops, Math.min(k, opts.deepCandidatesPerToken ?? 2), exactIn, tables, complete, bound, true, opts.deepBeamWidth ?? 32, near + 1);
   }

@@ -9,7 +9,26 @@
  * polish it. Pure.
  */
 import type { FlowEdge, FlowGraph } from './flow-graph';
-import type { SwapMode } from './types';
+import type { Route, SwapMode } from './types';
+
+/** the correction of an edge's float curve at input x (see calibrate) */
+function correction(e: FlowEdge, x: number): number {
+  return Math.min(1.5, Math.max(0.5, 1 - e.k * x));
+}
+
+/** the edge's output for input x on its (corrected) float curve */
+function outOf(e: FlowEdge, from: string, x: number): number {
+  const out = e.pool.approxOut(from, x);
+  return e.k === 0 ? out : out * correction(e, x);
+}
+
+/** the edge's input for output y on its (corrected) float curve (a few fixed-point steps) */
+function inOf(e: FlowEdge, from: string, y: number): number {
+  let x = e.pool.approxIn(from, y);
+  if (e.k === 0) return x;
+  for (let i = 0; i < 4 && x < Infinity; i++) x = e.pool.approxIn(from, y / correction(e, x));
+  return x;
+}
 
 /** scratch arrays of the DPs */
 interface Scratch {
@@ -30,7 +49,7 @@ function bestAddIn(g: FlowGraph, a: number, s: Scratch): number {
     const from = g.mints[t];
     for (const ei of g.outs[t]) {
       const e = g.edges[ei];
-      const out = e.pool.approxOut(from, e.x + b);
+      const out = outOf(e, from, e.x + b);
       // a pool pushed to the end of its liquidity cannot fill exactly: not a candidate
       if (!(out < e.cap)) continue;
       const gain = out - e.y;
@@ -57,7 +76,7 @@ function bestRemoveIn(g: FlowGraph, a: number, s: Scratch): number {
     for (const ei of g.outs[t]) {
       const e = g.edges[ei];
       if (!(e.x > b)) continue;
-      const loss = e.y - e.pool.approxOut(from, e.x - b);
+      const loss = e.y - outOf(e, from, e.x - b);
       if (loss < best[e.to]) {
         best[e.to] = loss;
         via[e.to] = ei;
@@ -79,7 +98,7 @@ function bestAddOut(g: FlowGraph, b: number, s: Scratch): number {
     if (need === Infinity) continue;
     for (const ei of g.ins[h]) {
       const e = g.edges[ei];
-      const more = e.pool.approxIn(g.mints[e.from], e.y + need) - e.x;
+      const more = inOf(e, g.mints[e.from], e.y + need) - e.x;
       if (more < best[e.from]) {
         best[e.from] = more;
         via[e.from] = ei;
@@ -102,7 +121,7 @@ function bestRemoveOut(g: FlowGraph, b: number, s: Scratch): number {
     for (const ei of g.ins[h]) {
       const e = g.edges[ei];
       if (!(e.y > r)) continue;
-      const saved = e.x - e.pool.approxIn(g.mints[e.from], e.y - r);
+      const saved = e.x - inOf(e, g.mints[e.from], e.y - r);
       if (saved > best[e.from]) {
         best[e.from] = saved;
         via[e.from] = ei;
@@ -130,7 +149,7 @@ function applyIn(g: FlowGraph, s: Scratch, sign: 1 | -1, journal?: Journal): voi
     const e = g.edges[s.via[t]];
     record(journal, e);
     e.x = Math.max(0, e.x + sign * s.best[e.from]);
-    e.y = e.x > 0 ? e.pool.approxOut(g.mints[e.from], e.x) : 0;
+    e.y = e.x > 0 ? outOf(e, g.mints[e.from], e.x) : 0;
     t = e.from;
   }
 }
@@ -141,7 +160,7 @@ function applyOut(g: FlowGraph, s: Scratch, sign: 1 | -1, journal?: Journal): vo
     const e = g.edges[s.via[t]];
     record(journal, e);
     e.y = Math.max(0, e.y + sign * s.best[e.to]);
-    e.x = e.y > 0 ? e.pool.approxIn(g.mints[e.from], e.y) : 0;
+    e.x = e.y > 0 ? inOf(e, g.mints[e.from], e.y) : 0;
     t = e.to;
   }
 }
@@ -220,4 +239,34 @@ export function allocate(g: FlowGraph, mode: SwapMode, amount: number, steps: nu
     }
   }
   return true;
+}
+
+/** an exact hop this far from its float curve has its edge's curve scaled (integer rounding stays under it) */
+const CALIBRATE_MIN = 1e-5;
+
+/**
+ * Correct the float curves of the edges whose exact hops in `route` (an exact pricing of this
+ * graph's allocation) depart from them (a pool whose float curve is only an approximation, e.g. a
+ * fee that grows with the swap): the edge's curve becomes the float one times (1 − k x), k such
+ * that it meets the exact output at the hop's exact input (no correction at zero size, the
+ * departure growing with the size). Returns true when some edge changed (an allocation again
+ * can do better).
+ */
+export function calibrate(g: FlowGraph, route: Route): boolean {
+  const hops = new Map<string, { amountIn: bigint; amountOut: bigint }>();
+  for (const h of route.hops) hops.set(`${h.pool.address}:${h.inputMint}`, h);
+  let changed = false;
+  for (const e of g.edges) {
+    const from = g.mints[e.from];
+    const h = hops.get(`${e.pool.address}:${from}`);
+    if (!h || h.amountIn <= 0n || h.amountOut <= 0n) continue;
+    const x = Number(h.amountIn);
+    const float = e.pool.approxOut(from, x);
+    if (!(float > 0)) continue;
+    const ratio = Number(h.amountOut) / float;
+    if (Math.abs(ratio - correction(e, x)) <= CALIBRATE_MIN || Math.abs(ratio - 1) <= CALIBRATE_MIN) continue;
+    e.k = (1 - Math.min(1.5, Math.max(0.5, ratio))) / x;
+    changed = true;
+  }
+  return changed;
 }

@@ -18,6 +18,12 @@ export interface FlowEdge {
   y: number;
   /** ExactIn: an output this edge cannot reach (just under the pool's reserve of `to`; read once, as the pool does not change during a search) */
   cap: number;
+  /**
+   * the correction of the pool's float curve: the allocation's curve is the float one times
+   * (1 − k x) at input x (0 until an exact pricing of the split says otherwise; see calibrate in
+   * flow-allocation.ts)
+   */
+  k: number;
 }
 
 export interface FlowGraph {
@@ -27,6 +33,8 @@ export interface FlowGraph {
   /** edge indices leaving / entering each token */
   outs: number[][];
   ins: number[][];
+  /** indices of the candidates left out because they ran against the order of earlier ones (a cycle) */
+  crossed: number[];
 }
 
 /** parallel pools between two mints, as the graph lists them (callers cache per topology) */
@@ -99,8 +107,10 @@ export function buildFlowGraph(candidates: readonly CandidatePath[], amount: num
   const pairs = new Map<number, { from: number; to: number; amount: number; pools: Set<Pool> }>();
   const pairKey = (a: string, b: string): number => num(a) * 2_097_152 + num(b);
   const seenPaths = new Set<string>();
+  const crossed: number[] = [];
   let paths = 0;
-  for (const c of candidates) {
+  for (let ci = 0; ci < candidates.length; ci++) {
+    const c = candidates[ci];
     if (paths >= maxPaths) break;
     // the token path: two UTF-16 units per mint number
     let key = '';
@@ -130,6 +140,7 @@ export function buildFlowGraph(candidates: readonly CandidatePath[], amount: num
     // one and the tail of another into more hops than the request allows
     const chain = added.length > 0 ? longestChain(names.length, pairs.values()) : 0;
     if (chain < 0 || chain > maxHops) {
+      if (chain < 0) crossed.push(ci);
       for (const k of added) pairs.delete(k);
       names.length = before;
       for (const [m, i] of ids) if (i >= before) ids.delete(m);
@@ -215,7 +226,7 @@ export function buildFlowGraph(candidates: readonly CandidatePath[], amount: num
       }
     }
     const toMint = names[p.to];
-    for (const pool of chosen) edges.push({ pool, from: rank[p.from], to: rank[p.to], x: 0, y: 0, cap: pool.reserve(toMint) * (1 - 1e-9) });
+    for (const pool of chosen) edges.push({ pool, from: rank[p.from], to: rank[p.to], x: 0, y: 0, cap: pool.reserve(toMint) * (1 - 1e-9), k: 0 });
   };
   for (const p of pairList) addPools(p, perPair);
   for (const p of linkPairs) {
@@ -230,5 +241,5 @@ export function buildFlowGraph(candidates: readonly CandidatePath[], amount: num
     outs[e.from].push(i);
     ins[e.to].push(i);
   });
-  return { mints, edges, outs, ins };
+  return { mints, edges, outs, ins, crossed };
 }

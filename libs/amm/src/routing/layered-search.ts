@@ -28,12 +28,13 @@ const PRUNE_SLACK = 1e-4;
 
 /**
  * Whether a float output is the whole of what the pool can pay out of `outputMint`: a
- * concentrated pool or a curve pushed past the end of its liquidity (or of its loaded tick
- * arrays) cannot take the input exactly, its guide just stops growing. Constant-product pools
- * never get there.
+ * concentrated pool pushed past the end of its liquidity (or of its loaded tick arrays) cannot
+ * take the input exactly, its guide just stops growing. Constant-product pools never get there;
+ * a bonding curve's buy takes what the rest of the curve costs out of the input (a budget) and
+ * pays out the rest of the curve, so it fills.
  */
 function saturated(pool: Pool, outputMint: string, amountOut: number): boolean {
-  return pool.kind !== 'constant-product' && !(amountOut < pool.reserve(outputMint) * (1 - 1e-9));
+  return pool.kind === 'concentrated-liquidity' && !(amountOut < pool.reserve(outputMint) * (1 - 1e-9));
 }
 
 /** the k-th largest of vals[0 .. m) (1-based k ≤ m), by quickselect; reorders vals */
