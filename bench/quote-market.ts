@@ -8,6 +8,7 @@
 import { SimMarket, type SimMarketOptions } from '@app/sim/market';
 import type { SimToken } from '@app/sim/market';
 import type { SwapMode } from '@app/amm';
+import { Prng } from '@app/sim/prng';
 
 /** the market of `pools` pools of every program (tokens = pools / 4, at least 64) */
 export function quoteMarketOptions(pools: number): SimMarketOptions {
@@ -51,18 +52,6 @@ export function quoteBenchFlags(env: NodeJS.ProcessEnv = process.env): QuoteBenc
   };
 }
 
-/** a seeded generator of floats in [0, 1) (mulberry32) */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 export interface BenchQuery {
   inputMint: string;
   outputMint: string;
@@ -87,7 +76,8 @@ export function benchQueries(market: SimMarket, count: number, seed: number): Be
   const byDegree = tokens.map((t, i) => ({ t, n: degree[i] })).sort((a, b) => b.n - a.n);
   const popular = byDegree.slice(0, 20).map((d) => d.t);
   const routable = byDegree.filter((d) => d.n > 0).map((d) => d.t);
-  const rnd = rng(seed);
+  const gen = new Prng(seed);
+  const rnd = (): number => gen.next();
   const pick = (from: SimToken[]): SimToken => from[Math.floor(rnd() * from.length)];
   const out: BenchQuery[] = [];
   while (out.length < count) {
