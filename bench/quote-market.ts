@@ -30,8 +30,6 @@ export interface QuoteBenchFlags {
   /** measured quotes per size (after the warm-up) */
   queries: (pools: number) => number;
   updatesPerSecond: number;
-  http: boolean;
-  streamLoad: boolean;
 }
 
 function list(v: string | undefined, fallback: number[]): number[] {
@@ -47,8 +45,6 @@ export function quoteBenchFlags(env: NodeJS.ProcessEnv = process.env): QuoteBenc
     sizes: list(env.QUOTE_BENCH_POOLS, DEFAULT_SIZES),
     queries: (pools) => queries ?? (pools >= 100_000 ? 1_000 : 2_000),
     updatesPerSecond: Number(env.QUOTE_BENCH_UPDATES_PER_SECOND ?? UPDATES_PER_SECOND),
-    http: env.QUOTE_BENCH_HTTP !== 'off',
-    streamLoad: env.QUOTE_BENCH_STREAM_LOAD !== 'off',
   };
 }
 
